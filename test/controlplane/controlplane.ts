@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ApiEndpoint, apiRequest } from './api';
+import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
+import { freePort, isAlive, ManagedProcess, sleep, startProcess, stopProcesses } from './processes';
+
+/** What a running control plane leaves in its directory, so another process can use or stop it. */
+export interface ControlPlaneState {
+  readonly kubeconfig: string;
+  readonly server: string;
+  readonly logDir: string;
+  readonly processes: ManagedProcess[];
+}
+
+/** The fake node kwok manages: Pods scheduled onto it become Ready or Succeeded without a kubelet. */
+export const FAKE_NODE_NAME = 'kwok-node-0';
+
+/** kube-controller-manager's controllers that our kinds and their children rely on. */
+const CONTROLLERS = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'deployment-controller',
+  'replicaset-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'job-controller',
+  'cronjob-controller',
+  'ttl-after-finished-controller',
+  'disruption-controller',
+  'endpointslice-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller',
+  'persistentvolume-binder-controller',
+  'pod-garbage-collector-controller',
+];
+
+const STARTUP_TIMEOUT_MS = 120_000;
+const stateFile = (dir: string) => join(dir, 'state.json');
+
+/** The checkout's root, whether this file runs from test/ (ts-jest) or lib/test/ (compiled). */
+export function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+/** Builds the binaries if needed (cached outside the repo) and returns their directory. */
+export function controlPlaneBinaries(): string {
+  const output = execFileSync('bash', [join(repoRoot(), 'test', 'controlplane', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return output.trim().split('\n').at(-1)!;
+}
+
+export function readState(dir: string): ControlPlaneState | undefined {
+  return existsSync(stateFile(dir)) ? (JSON.parse(readFileSync(stateFile(dir), 'utf8')) as ControlPlaneState) : undefined;
+}
+
+export function isRunning(state: ControlPlaneState): boolean {
+  return state.processes.every((p) => isAlive(p.pid));
+}
+
+/**
+ * Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
+ * 127.0.0.1 with fresh ports, data and credentials under `dir`, and returns once the API
+ * server is ready, the fake node is Ready and the default ServiceAccount exists.
+ */
+export async function startControlPlane(dir: string): Promise<ControlPlaneState> {
+  const bin = controlPlaneBinaries();
+  const logDir = join(dir, 'logs');
+  const certDir = join(dir, 'certs');
+  for (const d of [logDir, certDir]) mkdirSync(d, { recursive: true });
+  rmSync(join(dir, 'etcd'), { recursive: true, force: true });
+  const credentials = writeCredentials(dir);
+  const [etcdPort, etcdPeerPort, apiPort, controllerManagerPort, schedulerPort] = await Promise.all(
+    Array.from({ length: 5 }, freePort),
+  );
+
+  const processes: ManagedProcess[] = [];
+  const start = (name: string, args: string[]) => processes.push(startProcess(name, join(bin, name), args, logDir));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const server = `https://127.0.0.1:${apiPort}`;
+  const state: ControlPlaneState = { kubeconfig, server, logDir, processes };
+  const saveState = () => writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
+
+  try {
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
+    start('etcd', [
+      '--name=local',
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=local=${peerUrl}`,
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ]);
+    saveState();
+    await waitFor('etcd to answer /health', processes, async () => (await fetch(`${etcdUrl}/health`)).ok);
+
+    start('kube-apiserver', [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${certDir}`,
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${credentials.tokenFile}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${credentials.serviceAccountPublicKey}`,
+      `--service-account-signing-key-file=${credentials.serviceAccountPrivateKey}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--allow-privileged=true',
+      '--profiling=false',
+    ]);
+    saveState();
+    await waitFor('kube-apiserver to write its serving certificate', processes, () => existsSync(join(certDir, 'apiserver.crt')));
+    const caPem = readServingCa(certDir);
+    const endpoint: ApiEndpoint = { server, caPem, token: credentials.adminToken };
+    await waitFor('kube-apiserver to answer /readyz with ok', processes, async () => (await apiRequest(endpoint, 'GET', '/readyz')).body === 'ok');
+    writeKubeconfig(kubeconfig, server, caPem, credentials.adminToken);
+    const caFile = join(dir, 'ca.crt');
+    writeFileSync(caFile, caPem);
+
+    const delegatedAuth = [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`];
+    start('kube-controller-manager', [
+      ...delegatedAuth,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${controllerManagerPort}`,
+      '--use-service-account-credentials=false',
+      `--controllers=${CONTROLLERS.join(',')}`,
+      `--service-account-private-key-file=${credentials.serviceAccountPrivateKey}`,
+      `--root-ca-file=${caFile}`,
+    ]);
+    start('kube-scheduler', [...delegatedAuth, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`]);
+    const stages = join(bin, 'kwok-stages');
+    start('kwok', [
+      `--kubeconfig=${kubeconfig}`,
+      '--manage-all-nodes=false',
+      '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+      '--cidr=10.0.0.0/16',
+      '--node-ip=127.0.0.1',
+      ...['node-initialize', 'pod-create', 'pod-ready', 'pod-complete', 'pod-delete'].map((s) => `--config=${join(stages, `${s}.yaml`)}`),
+    ]);
+    saveState();
+
+    await createFakeNode(endpoint);
+    await waitFor(`node ${FAKE_NODE_NAME} to be Ready`, processes, async () => nodeIsReady(await apiRequest(endpoint, 'GET', `/api/v1/nodes/${FAKE_NODE_NAME}`)));
+    await untaintFakeNode(endpoint);
+    await waitFor('the default ServiceAccount', processes, async () => (await apiRequest(endpoint, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    return state;
+  } catch (err) {
+    await stopProcesses(processes);
+    throw err;
+  }
+}
+
+export async function stopControlPlane(dir: string): Promise<void> {
+  const state = readState(dir);
+  if (!state) return;
+  // Reverse order: the clients go before the API server, the API server before etcd.
+  await stopProcesses([...state.processes].reverse());
+  rmSync(stateFile(dir), { force: true });
+  rmSync(join(dir, 'etcd'), { recursive: true, force: true });
+}
+
+async function createFakeNode(endpoint: ApiEndpoint): Promise<void> {
+  const resources = { cpu: '32', memory: '256Gi', pods: '1000' };
+  const node = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: FAKE_NODE_NAME,
+      annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+      labels: { 'kubernetes.io/hostname': FAKE_NODE_NAME, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+    },
+    status: { allocatable: resources, capacity: resources },
+  };
+  const res = await apiRequest(endpoint, 'POST', '/api/v1/nodes', node);
+  if (res.status !== 201) throw new Error(`creating node ${FAKE_NODE_NAME} failed: HTTP ${res.status} ${res.body}`);
+}
+
+/**
+ * Admission taints a new node not-ready; the node-lifecycle controller would lift that once
+ * the node reports Ready, but it is not run (it would also evict from a node with no kubelet).
+ */
+async function untaintFakeNode(endpoint: ApiEndpoint): Promise<void> {
+  const res = await apiRequest(endpoint, 'PATCH', `/api/v1/nodes/${FAKE_NODE_NAME}`, { spec: { taints: null } }, 'application/merge-patch+json');
+  if (res.status !== 200) throw new Error(`removing the taints of node ${FAKE_NODE_NAME} failed: HTTP ${res.status} ${res.body}`);
+}
+
+function nodeIsReady(res: { status: number; body: string }): boolean {
+  if (res.status !== 200) return false;
+  const conditions: { type: string; status: string }[] = JSON.parse(res.body).status?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** Polls `check` until it holds; fails early, naming the log, when a process has died. */
+async function waitFor(what: string, processes: ManagedProcess[], check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    const dead = processes.find((p) => !isAlive(p.pid));
+    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}; its log: ${dead.logFile}\n${tail(dead.logFile)}`);
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    await sleep(250);
+  }
+  const logs = processes.map((p) => p.logFile).join(', ');
+  throw new Error(`timed out after ${STARTUP_TIMEOUT_MS / 1000} s waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}; logs: ${logs}`);
+}
+
+function tail(file: string, lines = 20): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
+}

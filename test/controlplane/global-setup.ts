@@ -1,0 +1,22 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startControlPlane } from './controlplane';
+
+/**
+ * Starts a fresh control plane for the test run, or uses the cluster TEST_KUBECONFIG points at.
+ * Workers find it through TEST_KUBECONFIG, which they inherit.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_KUBECONFIG) {
+    console.log(`\nusing the cluster in TEST_KUBECONFIG=${process.env.TEST_KUBECONFIG}`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cdk8s-operators-test-'));
+  const started = Date.now();
+  const state = await startControlPlane(dir);
+  process.env.TEST_KUBECONFIG = state.kubeconfig;
+  process.env.TEST_CONTROL_PLANE_DIR = dir;
+  process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
+  console.log(`\ncontrol plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
+}
