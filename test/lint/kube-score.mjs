@@ -72,7 +72,7 @@ for (const object of [...scored].sort((a, b) => sortKey(a).localeCompare(sortKey
   const file = object.file_name ? `${relative(process.cwd(), object.file_name)}:${object.file_row}` : '';
   // An object found in two files (dist/ and the Helm chart's templates) is scored twice under one name.
   const seen = new Set();
-  for (const score of object.checks ?? []) {
+  for (const score of [...(object.checks ?? [])].sort((a, b) => a.check.id.localeCompare(b.check.id))) {
     if (score.skipped || (score.grade !== CRITICAL && score.grade !== WARNING)) continue;
     const id = score.check.id;
     if (seen.has(id)) continue;
