@@ -18,7 +18,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

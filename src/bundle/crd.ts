@@ -1,0 +1,80 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { AnyKind } from '../core/kind';
+import { OpenApiSchema } from '../schema';
+
+/** `kubectl get all-operators` lists every instance of every kind. */
+export const CATEGORY = 'all-operators';
+
+/** The CRD's structural schema: metadata as usual, then the kind's spec, status and legacy fields. */
+export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
+  const legacy = Object.fromEntries(Object.entries(kind.legacyTopLevel ?? {}).map(([name, schema]) => [name, schema.openApi]));
+  const rules = kind.objectRules?.map(({ cel, message }) => ({ rule: cel, message }));
+  return {
+    type: 'object',
+    description: kind.description,
+    properties: {
+      apiVersion: { type: 'string', description: 'The versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'The REST resource this object represents.' },
+      // The API server allows nothing but the type here: metadata's schema is its own.
+      metadata: { type: 'object' } as OpenApiSchema,
+      spec: kind.spec.openApi,
+      status: kind.status.openApi,
+      ...legacy,
+    },
+    ...(kind.legacyTopLevel ? {} : { required: ['spec'] }),
+    ...(rules?.length ? { 'x-kubernetes-validations': rules } : {}),
+  };
+}
+
+/** The CustomResourceDefinition manifest of one kind. */
+export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata: { name: string } } {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${kind.plural}.${kind.group}` },
+    spec: {
+      group: kind.group,
+      scope: kind.scope,
+      names: {
+        kind: kind.kind,
+        listKind: `${kind.kind}List`,
+        plural: kind.plural,
+        singular: kind.singular,
+        shortNames: [...kind.shortNames],
+        categories: [CATEGORY],
+      },
+      versions: [
+        {
+          name: kind.version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: openApiSchemaOf(kind) },
+          additionalPrinterColumns: [
+            ...kind.printerColumns,
+            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec.' },
+            { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', description: 'Why the object is or is not ready.', priority: 1 },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+export interface CustomResourceDefinitionsProps {
+  /** The kinds to define. */
+  readonly kinds: readonly AnyKind[];
+}
+
+/** One CRD per kind. */
+export class CustomResourceDefinitions extends Construct {
+  constructor(scope: Construct, id: string, props: CustomResourceDefinitionsProps) {
+    super(scope, id);
+    for (const kind of props.kinds) {
+      const { apiVersion, kind: objectKind, metadata, ...rest } = crdManifest(kind);
+      new ApiObject(this, kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata, ...rest });
+    }
+  }
+}

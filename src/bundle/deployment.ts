@@ -1,0 +1,105 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+
+export interface ControllerDeploymentProps {
+  /** Namespace of the controller. */
+  readonly namespace: string;
+  /** Labels of the controller's Pods, also its selector. */
+  readonly labels: Record<string, string>;
+  /** The ServiceAccount the controller acts as. */
+  readonly serviceAccountName: string;
+  /** The controller image. */
+  readonly image: string;
+  /** Replicas; leader election lets one act at a time. */
+  readonly replicas: number;
+  /** Name of the leader-election Lease. */
+  readonly leaseName: string;
+}
+
+/** The port of /metrics, /healthz and /readyz. */
+export const HTTP_PORT = 8080;
+const UID = 65532;
+
+/**
+ * The controller Deployment under the restricted Pod Security profile, with the Service
+ * Prometheus scrapes, a disruption budget keeping a leader candidate, and a network policy
+ * that admits only metrics scrapes in and the API server, DNS and the rate provider out.
+ */
+export class ControllerDeployment extends Construct {
+  constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
+    super(scope, id);
+    const { namespace, labels } = props;
+    const metadata = { name: 'controller', namespace, labels };
+    const selector = { matchLabels: labels };
+
+    new k8s.KubeDeployment(this, 'deployment', {
+      metadata,
+      spec: {
+        replicas: props.replicas,
+        selector,
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: props.serviceAccountName,
+            // It talks to the API server, so it needs its token (cdk8s-plus would turn this off).
+            automountServiceAccountToken: true,
+            securityContext: { runAsNonRoot: true, runAsUser: UID, runAsGroup: UID, fsGroup: UID, seccompProfile: { type: 'RuntimeDefault' } },
+            topologySpreadConstraints: [
+              { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector },
+            ],
+            containers: [
+              {
+                name: 'controller',
+                image: props.image,
+                imagePullPolicy: 'IfNotPresent',
+                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`],
+                env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+                ports: [{ name: 'http', containerPort: HTTP_PORT, protocol: 'TCP' }],
+                livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 20 },
+                readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
+                resources: {
+                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi') },
+                },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  runAsUser: UID,
+                  runAsGroup: UID,
+                  capabilities: { drop: ['ALL'] },
+                  seccompProfile: { type: 'RuntimeDefault' },
+                },
+              },
+            ],
+          },
+        },
+      },
+    });
+
+    new k8s.KubeService(this, 'metrics', {
+      metadata: { ...metadata, name: 'controller-metrics' },
+      spec: { selector: labels, ports: [{ name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }] },
+    });
+
+    new k8s.KubePodDisruptionBudget(this, 'disruption-budget', {
+      metadata,
+      spec: { selector, minAvailable: k8s.IntOrString.fromNumber(1) },
+    });
+
+    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
+    new k8s.KubeNetworkPolicy(this, 'network-policy', {
+      metadata,
+      spec: {
+        podSelector: selector,
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [{ ports: [tcp(HTTP_PORT)] }],
+        egress: [
+          // DNS; the API server (443 through the kubernetes Service, 6443 to the endpoints); HTTP(S) to the rate provider.
+          { ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] },
+          { ports: [tcp(443), tcp(6443), tcp(80)] },
+        ],
+      },
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { AnyKind } from '../core/kind';
+import { PRODUCT } from '../core/names';
+import { COMMON_RULES, kindRules, leaderElectionRules, userRules } from './rbac';
+import { ControllerDeployment } from './deployment';
+
+export interface OperatorBundleProps {
+  /** The kinds the controller serves. */
+  readonly kinds: readonly AnyKind[];
+  /** Namespace the controller runs in. @default cdk8s-operators */
+  readonly namespace?: string;
+  /** The controller image. @default cdk8s-operators/controller:0.1.0 */
+  readonly image?: string;
+  /** Allow copying Secrets (CopyratorRule ruleType secret); grants cluster-wide Secret access. @default false */
+  readonly secretCopy?: boolean;
+  /** Controller replicas; one leads, the others wait. @default 2 */
+  readonly replicas?: number;
+}
+
+export const DEFAULT_NAMESPACE = PRODUCT;
+export const LEADER_LEASE = `${PRODUCT}-leader`;
+
+/**
+ * What installs the operator: its namespace (restricted Pod Security), identity,
+ * least-privilege RBAC derived from the kinds, the controller Deployment with its metrics
+ * Service, disruption budget and network policy, and roles for cluster users.
+ */
+export class OperatorBundle extends Construct {
+  readonly namespace: string;
+
+  constructor(scope: Construct, id: string, props: OperatorBundleProps) {
+    super(scope, id);
+    const namespace = (this.namespace = props.namespace ?? DEFAULT_NAMESPACE);
+    const secretCopy = props.secretCopy ?? false;
+    const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
+
+    new k8s.KubeNamespace(this, 'namespace', {
+      metadata: {
+        name: namespace,
+        labels: {
+          'pod-security.kubernetes.io/enforce': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'latest',
+          'pod-security.kubernetes.io/warn': 'restricted',
+          'pod-security.kubernetes.io/audit': 'restricted',
+        },
+      },
+    });
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: 'controller', namespace, labels } });
+    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
+
+    const clusterRole = (name: string, rules: k8s.PolicyRule[], roleLabels: Record<string, string> = labels) =>
+      new k8s.KubeClusterRole(this, `role-${name}`, { metadata: { name: `${PRODUCT}:${name}`, labels: roleLabels }, rules });
+    const bindCluster = (role: k8s.KubeClusterRole) =>
+      new k8s.KubeClusterRoleBinding(this, `binding-${role.name}`, {
+        metadata: { name: role.name, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.name },
+        subjects,
+      });
+    bindCluster(clusterRole('controller', COMMON_RULES));
+    for (const kind of props.kinds) bindCluster(clusterRole(kind.plural, kindRules(kind, { secretCopy })));
+
+    const leaseRole = new k8s.KubeRole(this, 'leader-election', {
+      metadata: { name: `${PRODUCT}:leader-election`, namespace, labels },
+      rules: leaderElectionRules(LEADER_LEASE),
+    });
+    new k8s.KubeRoleBinding(this, 'leader-election-binding', {
+      metadata: { name: leaseRole.name, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole.name },
+      subjects,
+    });
+
+    const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
+    clusterRole('view', userRules(props.kinds, 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
+    clusterRole('edit', userRules(props.kinds, 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+
+    new ControllerDeployment(this, 'controller', {
+      namespace,
+      labels,
+      serviceAccountName: serviceAccount.name,
+      image: props.image ?? `${PRODUCT}/controller:0.1.0`,
+      replicas: props.replicas ?? 2,
+      leaseName: LEADER_LEASE,
+    });
+
+    for (const kind of props.kinds) kind.install?.(this, { operatorNamespace: namespace });
+  }
+}

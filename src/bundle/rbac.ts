@@ -1,0 +1,69 @@
+import { AnyKind, Permission, Verb } from '../core/kind';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+export interface RbacOptions {
+  /** Grant the Secret access that Secret copying needs (CopyratorRule with ruleType secret). */
+  readonly secretCopy: boolean;
+}
+
+const READ: Verb[] = ['get', 'list', 'watch'];
+
+/**
+ * Everything the controller may do for one kind, derived from its definition: read its
+ * objects, write their status (never their spec), manage finalizers where it uses one, and
+ * the child access it declares. No wildcard anywhere.
+ */
+export function kindRules(kind: AnyKind, options: RbacOptions): PolicyRule[] {
+  const own: PolicyRule[] = [
+    // patch on the object itself only adds and removes our finalizer.
+    { apiGroups: [kind.group], resources: [kind.plural], verbs: kind.finalizer ? [...READ, 'patch'] : READ },
+    { apiGroups: [kind.group], resources: [`${kind.plural}/status`], verbs: ['get', 'patch', 'update'] },
+    // Setting blockOwnerDeletion on children's ownerReferences needs this where admission enforces it.
+    { apiGroups: [kind.group], resources: [`${kind.plural}/finalizers`], verbs: ['update'] },
+  ];
+  const children = kind.manages.filter((p) => p.optIn !== 'secrets' || options.secretCopy);
+  return [...own, ...mergePermissions(children)];
+}
+
+/** What every kind's controller needs: Events on transitions, CRDs to wait for (read only). */
+export const COMMON_RULES: PolicyRule[] = [
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+];
+
+/** Leader election, in the operator's own namespace only. */
+export function leaderElectionRules(leaseName: string): PolicyRule[] {
+  return [
+    // create cannot be limited by name: the name is not known before the object exists.
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [leaseName] },
+  ];
+}
+
+/** Rules for cluster users: aggregated into the built-in view, or edit and admin, roles. */
+export function userRules(kinds: readonly AnyKind[], access: 'view' | 'edit'): PolicyRule[] {
+  const byGroup = new Map<string, string[]>();
+  for (const kind of kinds) byGroup.set(kind.group, [...(byGroup.get(kind.group) ?? []), kind.plural]);
+  const verbs: Verb[] = access === 'view' ? READ : ['create', 'update', 'patch', 'delete', 'deletecollection'];
+  return [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals.flatMap((p) => (access === 'view' ? [p, `${p}/status`] : [p])), verbs }));
+}
+
+/** One rule per API group and verb set, so the same access declared twice is granted once. */
+function mergePermissions(permissions: readonly Permission[]): PolicyRule[] {
+  const merged = new Map<string, PolicyRule>();
+  for (const p of permissions) {
+    const verbs = [...new Set(p.verbs)].sort();
+    const key = `${p.apiGroup}|${verbs.join(',')}`;
+    const rule = merged.get(key) ?? { apiGroups: [p.apiGroup], resources: [], verbs };
+    rule.resources = [...new Set([...rule.resources, ...p.resources])].sort();
+    merged.set(key, rule);
+  }
+  return [...merged.values()];
+}

@@ -1,0 +1,109 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { FieldError, Schema } from '../schema';
+
+/** The object metadata the constructs and the controller read. */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  deletionTimestamp?: string | Date;
+}
+
+/** One custom resource as it comes from the API server or a YAML file. */
+export interface CustomResource<Spec = unknown, Status = unknown> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** Access the controller needs to some resources; the bundle turns these into RBAC rules. */
+export interface Permission {
+  readonly apiGroup: string;
+  readonly resources: readonly string[];
+  readonly verbs: readonly Verb[];
+  /** Only granted when the install enables it (e.g. copying Secrets). */
+  readonly optIn?: 'secrets';
+}
+
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  readonly jsonPath: string;
+  readonly description: string;
+  readonly priority?: number;
+}
+
+/**
+ * Everything one custom resource kind is: its API identity, its one schema, what it
+ * manages, and how it renders its children. The bundle, the render command and the
+ * runtime only ever see kinds through this interface.
+ */
+export interface KindDefinition<Spec = unknown, Status = unknown, Observation = unknown> {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly scope: 'Namespaced' | 'Cluster';
+  /** What the kind is for; the CRD's top-level description. */
+  readonly description: string;
+  readonly spec: Schema<Spec>;
+  readonly status: Schema<Status>;
+  /** Fields beside `spec` at the top level of the object, for legacy layouts. */
+  readonly legacyTopLevel?: Record<string, Schema<unknown>>;
+  /** CEL rules over the whole object (used with legacyTopLevel). */
+  readonly objectRules?: readonly { readonly cel: string; readonly message: string; readonly holds: (object: Record<string, unknown>) => boolean }[];
+  /** The spec of a raw object, before validation; defaults to `object.spec`. */
+  readonly specOf?: (object: Record<string, unknown>) => unknown;
+  readonly printerColumns: readonly PrinterColumn[];
+  /** The child resources it creates and the access it needs to anything else. */
+  readonly manages: readonly Permission[];
+  /** The finalizer the controller puts on each object, where children cannot be owned (other namespaces) or need a last step. */
+  readonly finalizer?: string;
+  /** Objects the kind needs installed once beside the operator (e.g. a namespace for its children). */
+  readonly install?: (scope: Construct, context: InstallContext) => void;
+  /** Declares one example resource under `scope` (with the typed class `cdk8s import` made from our CRD). */
+  readonly example?: (scope: Construct, namespace: string) => ApiObject;
+  /** Adds the children of one (validated) resource under `scope`. */
+  readonly render: (scope: Construct, resource: CustomResource<Spec, Status>, observation?: Observation) => void;
+}
+
+/** What the operator bundle tells a kind about the install. */
+export interface InstallContext {
+  /** The namespace the controller runs in. */
+  readonly operatorNamespace: string;
+}
+
+/** Any kind, for code that handles every kind alike (the bundle, the render command, the runtime). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKind = KindDefinition<any, any, any>;
+
+/** `<group>/<version>` */
+export function apiVersionOf(kind: AnyKind): string {
+  return `${kind.group}/${kind.version}`;
+}
+
+export type ValidationResult<Spec> = { ok: true; spec: Spec } | { ok: false; errors: FieldError[] };
+
+/** The controller's validation: the same schema the CRD carries, plus its CEL rules in TypeScript. */
+export function validateResource<Spec>(kind: KindDefinition<Spec, unknown, unknown>, object: Record<string, unknown>): ValidationResult<Spec> {
+  const errors: FieldError[] = [];
+  for (const rule of kind.objectRules ?? []) {
+    if (!rule.holds(object)) errors.push({ field: '<object>', message: rule.message });
+  }
+  if (errors.length) return { ok: false, errors };
+  const raw = kind.specOf ? kind.specOf(object) : object.spec;
+  if (raw === undefined || raw === null) return { ok: false, errors: [{ field: 'spec', message: 'is required' }] };
+  const result = kind.spec.validate(raw, 'spec');
+  return result.errors.length ? { ok: false, errors: result.errors } : { ok: true, spec: result.value };
+}

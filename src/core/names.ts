@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { AnyKind, CustomResource } from './kind';
+
+/** The product name: the field manager, the managed-by label value, the part-of label value. */
+export const PRODUCT = 'cdk8s-operators';
+
+/** Labels every child carries, so the controller can find, watch and prune what it manages. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
+/** `<plural>.<group>` of the owner, e.g. `exchangerates.operators.brennerm.github.io`. */
+export const OWNER_KIND_LABEL = 'cdk8s-operators.io/owner-kind';
+export const OWNER_NAME_LABEL = 'cdk8s-operators.io/owner-name';
+export const OWNER_NAMESPACE_LABEL = 'cdk8s-operators.io/owner-namespace';
+
+/** DNS-1123 label length: Service names, label values. */
+export const MAX_LABEL_LENGTH = 63;
+/** DNS-1123 subdomain length: most object names. */
+export const MAX_NAME_LENGTH = 253;
+
+/**
+ * A readable name derived from an owner's name: `<prefix><owner><suffix>`, exactly, when
+ * it fits in `maxLength`. Only when it does not is the owner part shortened and made unique
+ * again with 8 hex digits of a hash of the full name, since a plain cut could collide.
+ */
+export function childName(owner: string, options: { prefix?: string; suffix?: string; maxLength?: number } = {}): string {
+  const { prefix = '', suffix = '', maxLength = MAX_NAME_LENGTH } = options;
+  const full = `${prefix}${owner}${suffix}`;
+  if (full.length <= maxLength) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
+  const room = maxLength - prefix.length - suffix.length - hash.length - 1;
+  if (room < 1) throw new Error(`cannot derive a name of at most ${maxLength} characters from prefix "${prefix}" and suffix "${suffix}"`);
+  const shortened = owner.slice(0, room).replace(/[-.]+$/, '');
+  return `${prefix}${shortened}-${hash}${suffix}`;
+}
+
+/** A label value (at most 63 characters, alphanumeric at both ends) that stands for `text`. */
+export function labelValue(text: string): string {
+  return childName(text, { maxLength: MAX_LABEL_LENGTH });
+}
+
+export function ownerKindLabel(kind: AnyKind): string {
+  return `${kind.plural}.${kind.group}`;
+}
+
+/** The labels that tie a child to its owner; the runtime selects on these to prune and to watch. */
+export function childLabels(kind: AnyKind, owner: CustomResource<unknown, unknown>): Record<string, string> {
+  return {
+    [MANAGED_BY_LABEL]: PRODUCT,
+    [PART_OF_LABEL]: PRODUCT,
+    [OWNER_KIND_LABEL]: labelValue(ownerKindLabel(kind)),
+    [OWNER_NAME_LABEL]: labelValue(owner.metadata.name),
+    ...(owner.metadata.namespace ? { [OWNER_NAMESPACE_LABEL]: owner.metadata.namespace } : {}),
+  };
+}

@@ -1,0 +1,37 @@
+import { App, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { AnyKind, CustomResource, KindDefinition } from './kind';
+import { childLabels } from './names';
+
+/** A Kubernetes object as plain JSON, ready to apply. */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * The chart one resource's children live in: their namespace defaults to the owner's, and
+ * every object gets the owner's labels. Synth previews use it inside the app; the render
+ * command and the controller use `renderChildren`.
+ */
+export class ChildrenChart extends Chart {
+  constructor(scope: Construct, id: string, kind: AnyKind, resource: CustomResource<unknown, unknown>) {
+    super(scope, id, { namespace: resource.metadata.namespace, labels: childLabels(kind, resource), disableResourceNameHashes: true });
+  }
+}
+
+/**
+ * Renders one resource's children in a fresh in-memory app (a construct cannot be removed
+ * from a tree, so every render starts from nothing) and returns them as JSON.
+ */
+export function renderChildren<Spec, Status, Observation>(
+  kind: KindDefinition<Spec, Status, Observation>,
+  resource: CustomResource<Spec, Status>,
+  observation?: Observation,
+): Manifest[] {
+  const chart = new ChildrenChart(new App(), 'children', kind, resource);
+  kind.render(chart, resource, observation);
+  return chart.toJson() as Manifest[];
+}

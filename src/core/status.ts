@@ -1,0 +1,24 @@
+import { Infer, s } from '../schema';
+
+/** The standard Kubernetes condition (metav1.Condition), as every kind's status carries it. */
+export const conditionSchema = s.object(
+  {
+    type: s.string({ description: 'Type of the condition, such as Ready.', pattern: '^[A-Za-z][A-Za-z0-9]*$', maxLength: 316 }),
+    status: s.enum(['True', 'False', 'Unknown'], { description: 'Whether the condition holds: True, False or Unknown.' }),
+    reason: s.string({ description: 'A CamelCase word saying why the condition last changed.', maxLength: 1024 }),
+    message: s.string({ description: 'A human-readable explanation of the condition.', maxLength: 32768 }),
+    lastTransitionTime: s.string({ description: 'When the condition last changed its status.', format: 'date-time' }),
+    observedGeneration: s.optional(s.integer({ description: 'The metadata.generation the condition was computed from.', minimum: 0 })),
+  },
+  { description: 'One observation of the object\u2019s state.' },
+);
+
+export type Condition = Infer<typeof conditionSchema>;
+
+/** The status fields every kind shares; a kind adds its own beside them. */
+export const commonStatusProperties = {
+  observedGeneration: s.optional(s.integer({ description: 'The metadata.generation the controller last acted on.', minimum: 0 })),
+  conditions: s.optional(
+    s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec.', maxItems: 16, mapKeys: ['type'] }),
+  ),
+};

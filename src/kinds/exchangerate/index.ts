@@ -1,0 +1,32 @@
+import { KindDefinition } from '../../core/kind';
+import { exchangeRateExample } from './example';
+import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus, Quote } from './api';
+import { ExchangeRateConfigMap } from './configmap';
+
+export * from './api';
+export * from './configmap';
+
+/** ExchangeRate: publishes a currency's exchange rate into a ConfigMap (drop-in for brennerm's operator). */
+export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStatus, Quote> = {
+  group: 'operators.brennerm.github.io',
+  version: 'v1',
+  kind: 'ExchangeRate',
+  plural: 'exchangerates',
+  singular: 'exchangerate',
+  shortNames: ['er'],
+  scope: 'Namespaced',
+  description: 'ExchangeRate publishes the exchange rate between two currencies into a ConfigMap and keeps it current.',
+  spec: exchangeRateSpec,
+  status: exchangeRateStatus,
+  printerColumns: [
+    { name: 'Currency', type: 'string', jsonPath: '.spec.currency', description: 'The currency quoted.' },
+    { name: 'Base', type: 'string', jsonPath: '.spec.base', description: 'The currency the rate is against.' },
+    { name: 'Rate', type: 'string', jsonPath: '.status.rate', description: 'The last rate published.' },
+    { name: 'Date', type: 'string', jsonPath: '.status.date', description: 'The provider\u2019s date of the rate.', priority: 1 },
+  ],
+  example: exchangeRateExample,
+  manages: [{ apiGroup: '', resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
+  render: (scope, resource, quote) => {
+    new ExchangeRateConfigMap(scope, 'rate', { ownerName: resource.metadata.name, spec: resource.spec, quote });
+  },
+};

@@ -1,0 +1,30 @@
+import { KindDefinition } from '../../core/kind';
+import { guitarExample } from './example';
+import { GuitarSpec, guitarSpec, GuitarStatus, guitarStatus } from './api';
+
+export * from './api';
+export * from './review';
+
+/** Guitar: a reviewed guitar (drop-in for karmab's kool operator). It has no children: its review lives in status. */
+export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
+  group: 'kool.karmalabs.local',
+  version: 'v1',
+  kind: 'Guitar',
+  plural: 'guitars',
+  singular: 'guitar',
+  shortNames: ['guit'],
+  scope: 'Namespaced',
+  description: 'Guitar is a guitar the operator reviews; the verdict and a comment are written to its status.',
+  spec: guitarSpec,
+  status: guitarStatus,
+  printerColumns: [
+    { name: 'Brand', type: 'string', jsonPath: '.spec.brand', description: 'The maker of the guitar.' },
+    { name: 'Verdict', type: 'string', jsonPath: '.status.verdict', description: 'The reviewer\u2019s verdict.' },
+    { name: 'Comment', type: 'string', jsonPath: '.status.comment', description: 'The reviewer\u2019s comment.', priority: 1 },
+  ],
+  example: guitarExample,
+  manages: [],
+  render: () => {
+    // A review is status only; there is nothing to create.
+  },
+};

@@ -1,0 +1,20 @@
+import { Verdict } from './api';
+
+const GREAT = new Set(['coleclark', 'fender', 'gibson', 'ibanez', 'martin', 'seagull', 'squier', 'washburn']);
+const NOT_GREAT = new Set(['epiphone', 'guild', 'gretsch', 'jackson', 'ovation', 'prs', 'rickenbacker', 'taylor', 'yamaha']);
+
+export interface Review {
+  readonly verdict: Verdict;
+  readonly comment: string;
+}
+
+/** The reviewer's opinion of a brand; matching ignores case and surrounding blanks. */
+export function reviewBrand(brand: string): Review {
+  const key = brand.trim().toLowerCase();
+  if (GREAT.has(key)) return { verdict: 'great', comment: `A ${key} is a great choice: enjoy playing it.` };
+  if (NOT_GREAT.has(key)) return { verdict: 'not great', comment: `A ${key} is not our favourite, but any guitar played with love sounds good.` };
+  return { verdict: 'unknown', comment: `We have not reviewed ${key} guitars yet; tell us how it plays.` };
+}
+
+/** All brands the reviewer knows, for the web UI's list. */
+export const KNOWN_BRANDS = [...GREAT, ...NOT_GREAT].sort();

@@ -1,0 +1,6 @@
+import { AnyKind } from '../core/kind';
+import { exchangeRateKind } from './exchangerate';
+import { guitarKind } from './guitar';
+
+/** Every kind the operator serves. Adding a kind is one folder and one line here. */
+export const KINDS: readonly AnyKind[] = [exchangeRateKind, guitarKind];

@@ -1,0 +1,6 @@
+import { KindCases } from './cases';
+import { exchangeRateCases } from './exchangerate.cases';
+import { guitarCases } from './guitar.cases';
+
+/** Every kind's validation table; a new kind adds one line. */
+export const ALL_CASES: readonly KindCases[] = [exchangeRateCases, guitarCases];

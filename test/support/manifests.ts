@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { eventually, testKubeConfig } from './cluster';
+
+export const DIST = join(__dirname, '..', '..', 'dist');
+export const FIELD_MANAGER = 'cdk8s-operators-tests';
+
+/** An unstructured client for the cluster under test: objects go on the wire as written. */
+export function testObjects(): ObjectClient {
+  return new ObjectClient(new KubeRest(testKubeConfig()), FIELD_MANAGER);
+}
+
+/** Every object in a multi-document YAML file. */
+export function loadYaml(path: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+/** Installs the synthesized CRDs and waits until each is Established. */
+export async function installCrds(objects: ObjectClient = testObjects()): Promise<void> {
+  const crds = loadYaml(join(DIST, '0-crds.k8s.yaml'));
+  for (const crd of crds) await objects.apply(crd);
+  for (const crd of crds) {
+    await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
+      const current = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
+      return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? current : undefined;
+    });
+  }
+}
