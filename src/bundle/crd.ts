@@ -1,15 +1,15 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AnyKind } from '../core/kind';
-import { OpenApiSchema } from '../schema';
+import { OpenApiSchema, schemaOf } from '../schema';
 
 /** `kubectl get all-operators` lists every instance of every kind. */
 export const CATEGORY = 'all-operators';
 
 /** The CRD's structural schema: metadata as usual, then the kind's spec, status and legacy fields. */
 export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
-  const legacy = Object.fromEntries(Object.entries(kind.legacyTopLevel ?? {}).map(([name, schema]) => [name, schema.openApi]));
-  const rules = kind.objectRules?.map(({ cel, message }) => ({ rule: cel, message }));
+  const legacy = Object.fromEntries(Object.entries(kind.legacyTopLevel ?? {}).map(([name, property]) => [name, schemaOf(property).openApi]));
+  const rules = kind.objectRules?.map(({ cel, message, field }) => ({ rule: cel, message, fieldPath: `.${field}` }));
   return {
     type: 'object',
     description: kind.description,

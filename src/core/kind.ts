@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { FieldError, Schema } from '../schema';
+import { FieldError, Optional, Schema } from '../schema';
 
 /** The object metadata the constructs and the controller read. */
 export interface ObjectMeta {
@@ -60,11 +60,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly spec: Schema<Spec>;
   readonly status: Schema<Status>;
   /** Fields beside `spec` at the top level of the object, for legacy layouts. */
-  readonly legacyTopLevel?: Record<string, Schema<unknown>>;
-  /** CEL rules over the whole object (used with legacyTopLevel). */
-  readonly objectRules?: readonly { readonly cel: string; readonly message: string; readonly holds: (object: Record<string, unknown>) => boolean }[];
-  /** The spec of a raw object, before validation; defaults to `object.spec`. */
-  readonly specOf?: (object: Record<string, unknown>) => unknown;
+  readonly legacyTopLevel?: Record<string, Schema<unknown> | Optional<unknown>>;
+  /** CEL rules over the whole object (used with legacyTopLevel); `field` is the top-level field the error names. */
+  readonly objectRules?: readonly ObjectRule[];
+  /** Where the spec of a raw object is, before validation; defaults to `object.spec` at path `spec`. */
+  readonly specOf?: (object: Record<string, unknown>) => { readonly spec: unknown; readonly path: string };
   readonly printerColumns: readonly PrinterColumn[];
   /** The child resources it creates and the access it needs to anything else. */
   readonly manages: readonly Permission[];
@@ -76,6 +76,15 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly example?: (scope: Construct, namespace: string) => ApiObject;
   /** Adds the children of one (validated) resource under `scope`. */
   readonly render: (scope: Construct, resource: CustomResource<Spec, Status>, observation?: Observation) => void;
+}
+
+/** A rule over the whole object, in CEL for the API server and in TypeScript for the controller. */
+export interface ObjectRule {
+  readonly cel: string;
+  readonly message: string;
+  /** The top-level field the error is reported on. */
+  readonly field: string;
+  readonly holds: (object: Record<string, unknown>) => boolean;
 }
 
 /** What the operator bundle tells a kind about the install. */
@@ -99,11 +108,11 @@ export type ValidationResult<Spec> = { ok: true; spec: Spec } | { ok: false; err
 export function validateResource<Spec>(kind: KindDefinition<Spec, unknown, unknown>, object: Record<string, unknown>): ValidationResult<Spec> {
   const errors: FieldError[] = [];
   for (const rule of kind.objectRules ?? []) {
-    if (!rule.holds(object)) errors.push({ field: '<object>', message: rule.message });
+    if (!rule.holds(object)) errors.push({ field: rule.field, message: rule.message });
   }
   if (errors.length) return { ok: false, errors };
-  const raw = kind.specOf ? kind.specOf(object) : object.spec;
-  if (raw === undefined || raw === null) return { ok: false, errors: [{ field: 'spec', message: 'is required' }] };
-  const result = kind.spec.validate(raw, 'spec');
+  const { spec, path } = kind.specOf ? kind.specOf(object) : { spec: object.spec, path: 'spec' };
+  if (spec === undefined || spec === null) return { ok: false, errors: [{ field: path, message: 'is required' }] };
+  const result = kind.spec.validate(spec, path);
   return result.errors.length ? { ok: false, errors: result.errors } : { ok: true, spec: result.value };
 }

@@ -1,6 +1,7 @@
 import { AnyKind } from '../core/kind';
+import { copyratorKind } from './copyrator';
 import { exchangeRateKind } from './exchangerate';
 import { guitarKind } from './guitar';
 
 /** Every kind the operator serves. Adding a kind is one folder and one line here. */
-export const KINDS: readonly AnyKind[] = [exchangeRateKind, guitarKind];
+export const KINDS: readonly AnyKind[] = [exchangeRateKind, copyratorKind, guitarKind];

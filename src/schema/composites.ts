@@ -56,7 +56,7 @@ export class ObjectSchema<P extends Properties> extends Schema<InferObject<P>> {
     const output: Record<string, unknown> = { ...input };
     const before = errors.length;
     for (const [name, property] of Object.entries(this.properties)) {
-      const field = `${path}.${name}`;
+      const field = joinPath(path, name);
       const schema = schemaOf(property);
       if (input[name] === undefined || input[name] === null) {
         if (schema.hasDefault) output[name] = schema.check(structuredClone(schema.openApi.default), field, errors);
@@ -72,7 +72,7 @@ export class ObjectSchema<P extends Properties> extends Schema<InferObject<P>> {
     // As on the API server, a rule only runs once the fields it reads are valid.
     if (errors.length === before) {
       for (const rule of this.options.rules ?? []) {
-        if (!rule.holds(output as InferObject<P>)) errors.push({ field: `${path}${rule.fieldPath ?? ''}`, message: rule.message });
+        if (!rule.holds(output as InferObject<P>)) errors.push({ field: rule.fieldPath ? joinPath(path, rule.fieldPath.slice(1)) : path, message: rule.message });
       }
     }
     return output as InferObject<P>;
@@ -147,10 +147,16 @@ export class MapSchema<T> extends Schema<Record<string, T>> {
     if (minProperties !== undefined && entries.length < minProperties) {
       errors.push({ field: path, message: `must have at least ${minProperties} entr${minProperties === 1 ? 'y' : 'ies'}` });
     }
-    return Object.fromEntries(entries.map(([k, v]) => [k, this.values.check(v, `${path}.${k}`, errors)]));
+    return Object.fromEntries(entries.map(([k, v]) => [k, this.values.check(v, joinPath(path, k), errors)]));
   }
 }
 
-function schemaOf(p: Property): Schema<unknown> {
+/** `spec` + `port` -> `spec.port`; at the top level of an object there is no prefix. */
+function joinPath(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
+
+/** The schema of a property, optional or not. */
+export function schemaOf(p: Property): Schema<unknown> {
   return p instanceof Optional ? p.schema : p;
 }

@@ -3,7 +3,7 @@ import { BooleanSchema, IntegerSchema, NumberOptions, QuantitySchema, StringOpti
 import { Schema } from './schema';
 
 export * from './schema';
-export { ObjectSchema, Optional, type InferObject } from './composites';
+export { ObjectSchema, Optional, schemaOf, type InferObject } from './composites';
 
 /** The builders a kind declares its schema with: `s.object({ ... })`, `s.string({ ... })`, ... */
 export const s = {

@@ -1,6 +1,7 @@
 import { KindCases } from './cases';
+import { copyratorCases } from './copyrator.cases';
 import { exchangeRateCases } from './exchangerate.cases';
 import { guitarCases } from './guitar.cases';
 
 /** Every kind's validation table; a new kind adds one line. */
-export const ALL_CASES: readonly KindCases[] = [exchangeRateCases, guitarCases];
+export const ALL_CASES: readonly KindCases[] = [exchangeRateCases, copyratorCases, guitarCases];

@@ -1,0 +1,53 @@
+import { commonStatusProperties } from '../../core/status';
+import { Infer, s } from '../../schema';
+
+const DNS_LABEL = { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', patternHint: 'a namespace name (lower-case letters, digits and "-")', maxLength: 63 };
+const namespaceName = (description: string) => s.string({ description, ...DNS_LABEL });
+const namespaceList = (description: string) => s.array(namespaceName('A namespace name.'), { description, unique: true, maxItems: 256 });
+const labelMap = (description: string, minProperties?: number) =>
+  s.map(s.string({ description: 'A label value.', maxLength: 63 }), { description, ...(minProperties ? { minProperties } : {}) });
+
+/** The fields the original operator's sample rule put at the top level; here they also live under spec. */
+export const sourceFields = {
+  ruleType: s.enum(['configmap', 'secret'], { description: 'What to copy: configmap or secret.' }),
+  selector: labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1),
+  namespace: s.optional(namespaceName('The namespace to copy from; defaults to the rule\u2019s own namespace.')),
+  namespaces: s.optional(namespaceList('More namespaces to copy from, beside namespace.')),
+};
+
+export const copyratorSpec = s.object(
+  {
+    ...sourceFields,
+    targetNamespaces: s.optional(namespaceList('Copy only into these namespaces; default: every Active namespace but the sources and kube-*.')),
+    namespaceSelector: s.optional(labelMap('Copy only into namespaces carrying all these labels.')),
+    excludeNamespaces: s.optional(namespaceList('Never copy into these namespaces.')),
+  },
+  {
+    description: 'Which ConfigMaps or Secrets to copy, from where, and into which namespaces.',
+    rules: [
+      {
+        cel: '!has(self.targetNamespaces) || !has(self.namespaces) || self.targetNamespaces.all(t, !(t in self.namespaces))',
+        message: 'a namespace cannot be both a source (namespaces) and a target (targetNamespaces)',
+        fieldPath: '.targetNamespaces',
+        holds: (self) => !self.targetNamespaces?.some((t) => self.namespaces?.includes(t)),
+      },
+    ],
+  },
+);
+
+export const copyratorStatus = s.object(
+  {
+    ...commonStatusProperties,
+    copies: s.optional(s.integer({ description: 'How many copies the rule manages.', minimum: 0 })),
+    conflicts: s.optional(
+      s.array(s.string({ description: 'namespace/name of an object the rule would copy over but does not manage.' }), {
+        description: 'Objects left alone because something else owns them.',
+        maxItems: 100,
+      }),
+    ),
+  },
+  { description: 'What the rule copied and what it had to leave alone.' },
+);
+
+export type CopyratorSpec = Infer<typeof copyratorSpec>;
+export type CopyratorStatus = Infer<typeof copyratorStatus>;

@@ -1,0 +1,49 @@
+import { KindDefinition } from '../../core/kind';
+import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
+import { Copies, SourceObject } from './copies';
+import { copyratorExample } from './example';
+import { layoutRules, specOfRule } from './layout';
+
+export * from './api';
+export * from './copies';
+export * from './namespaces';
+
+/** What the controller found in the cluster for one rule: the sources to copy and where to. */
+export interface CopyratorObservation {
+  readonly sources: readonly SourceObject[];
+  readonly targets: readonly string[];
+}
+
+const ALL: ('get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete')[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/** CopyratorRule: copies labelled ConfigMaps or Secrets across namespaces (drop-in for the copyrator operator). */
+export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
+  group: 'test.com',
+  version: 'v1',
+  kind: 'CopyratorRule',
+  plural: 'copyrators',
+  singular: 'copyrator',
+  shortNames: ['copyr'],
+  scope: 'Namespaced',
+  description: 'CopyratorRule copies the ConfigMaps or Secrets that match a label selector from source namespaces into other namespaces and keeps the copies in step.',
+  spec: copyratorSpec,
+  status: copyratorStatus,
+  legacyTopLevel: sourceFields,
+  objectRules: layoutRules,
+  specOf: specOfRule,
+  printerColumns: [
+    { name: 'Type', type: 'string', jsonPath: '.spec.ruleType', description: 'What the rule copies.' },
+    { name: 'Copies', type: 'integer', jsonPath: '.status.copies', description: 'How many copies the rule manages.' },
+  ],
+  example: copyratorExample,
+  // Copies live in other namespaces, which ownerReferences cannot reach: the finalizer removes them.
+  finalizer: 'test.com/copies',
+  manages: [
+    { apiGroup: '', resources: ['configmaps'], verbs: ALL },
+    { apiGroup: '', resources: ['secrets'], verbs: ALL, optIn: 'secrets' },
+    { apiGroup: '', resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+  ],
+  render: (scope, _rule, observation) => {
+    if (observation) new Copies(scope, 'copies', observation);
+  },
+};
