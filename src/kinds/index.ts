@@ -1,7 +1,8 @@
 import { AnyKind } from '../core/kind';
 import { copyratorKind } from './copyrator';
+import { databaseKind } from './database';
 import { exchangeRateKind } from './exchangerate';
 import { guitarKind } from './guitar';
 
 /** Every kind the operator serves. Adding a kind is one folder and one line here. */
-export const KINDS: readonly AnyKind[] = [exchangeRateKind, copyratorKind, guitarKind];
+export const KINDS: readonly AnyKind[] = [exchangeRateKind, copyratorKind, guitarKind, databaseKind];

@@ -1,0 +1,58 @@
+import { childName, MAX_LABEL_LENGTH } from '../../core/names';
+import { PostgresVersion } from './version';
+
+/** Longer tags would leave too little of the owner's name in an upgrade Job's 63 characters. */
+const MAX_TAG_IN_NAME = 24;
+
+/**
+ * A StatefulSet's pods carry `controller-revision-hash: <name>-<hash of up to 10 characters>`,
+ * a label value of at most 63 characters, so its name must leave room for that.
+ */
+export const MAX_STATEFULSET_NAME_LENGTH = 52;
+/** A CronJob's Jobs are named `<cronjob>-<minutes since the epoch>` and must fit in 63. */
+export const MAX_CRONJOB_NAME_LENGTH = 52;
+/** A Job's name becomes the `job-name` label of its pods: a label value. */
+export const MAX_JOB_NAME_LENGTH = MAX_LABEL_LENGTH;
+
+/** The names of a Database's children, all derived from the Database's own name. */
+export interface DatabaseChildNames {
+  /** Secret with username and password. */
+  readonly credentials: string;
+  /** Service clients connect to. */
+  readonly service: string;
+  /** Headless Service that gives the pods their DNS names (the StatefulSet's serviceName). */
+  readonly headless: string;
+  readonly statefulSet: string;
+  /** Job that creates the database. */
+  readonly init: string;
+  /** CronJob of the scheduled backups. */
+  readonly backup: string;
+  /** PersistentVolumeClaim the backups, the final snapshot and upgrade dumps go to. */
+  readonly backupVolume: string;
+  /** Job that takes the final snapshot on deletion. */
+  readonly snapshot: string;
+  /** NetworkPolicy of the server's pods. */
+  readonly networkPolicy: string;
+  /** NetworkPolicy of the Jobs' pods. */
+  readonly jobsNetworkPolicy: string;
+  /** Job that dumps everything before the StatefulSet rolls to the image of this version: `<name>-upgrade-<tag>`. */
+  readonly upgrade: (version: PostgresVersion) => string;
+}
+
+export function databaseChildNames(owner: string): DatabaseChildNames {
+  return {
+    credentials: childName(owner, { suffix: '-credentials' }),
+    service: childName(owner, { maxLength: MAX_LABEL_LENGTH }),
+    headless: childName(owner, { suffix: '-headless', maxLength: MAX_LABEL_LENGTH }),
+    statefulSet: childName(owner, { maxLength: MAX_STATEFULSET_NAME_LENGTH }),
+    init: childName(owner, { suffix: '-init', maxLength: MAX_JOB_NAME_LENGTH }),
+    backup: childName(owner, { suffix: '-backup', maxLength: MAX_CRONJOB_NAME_LENGTH }),
+    backupVolume: childName(owner, { suffix: '-backup' }),
+    snapshot: childName(owner, { suffix: '-snapshot', maxLength: MAX_JOB_NAME_LENGTH }),
+    networkPolicy: childName(owner),
+    jobsNetworkPolicy: childName(owner, { suffix: '-jobs' }),
+    // spec.image's pattern allows only [a-z0-9.-] in a tag; a very long one gives way to the version alone.
+    upgrade: (version) =>
+      childName(owner, { suffix: `-upgrade-${version.tag.length <= MAX_TAG_IN_NAME ? version.tag : `${version.major}.${version.minor}`}`, maxLength: MAX_JOB_NAME_LENGTH }),
+  };
+}

@@ -1,0 +1,36 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { CREATE_ONLY_ANNOTATION } from './annotations';
+
+/** The superuser the image creates on first start; clients and Jobs log in as it. */
+export const DATABASE_USER = 'postgres';
+/** Keys of the credentials Secret (those of the kubernetes.io/basic-auth type). */
+export const USERNAME_KEY = 'username';
+export const PASSWORD_KEY = 'password';
+
+export interface DatabaseCredentialsProps {
+  /** Name of the Secret, `<database>-credentials`. */
+  readonly name: string;
+  /** The password the controller generated once (or read back from the Secret); never invented here. */
+  readonly password: string;
+}
+
+/**
+ * The credentials Secret. It is created once and never changed (immutable, and marked
+ * create-only for the controller): PostgreSQL stores the password in its data directory at
+ * the first start, so a new one here would lock every client out.
+ */
+export class DatabaseCredentials extends Construct {
+  readonly secret: k8s.KubeSecret;
+
+  constructor(scope: Construct, id: string, props: DatabaseCredentialsProps) {
+    super(scope, id);
+    const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    this.secret = new k8s.KubeSecret(this, 'secret', {
+      metadata: { name: props.name, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } },
+      type: 'kubernetes.io/basic-auth',
+      immutable: true,
+      data: { [USERNAME_KEY]: base64(DATABASE_USER), [PASSWORD_KEY]: base64(props.password) },
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { Construct } from 'constructs';
+import { DatabaseSpec } from './api';
+import { databaseChildNames } from './childnames';
+import { DatabaseCredentials } from './credentials';
+import { BackupVolume, DatabaseBackup, DatabaseInitJob, DatabaseSnapshotJob, DatabaseUpgradeJob } from './jobs';
+import { DatabaseObservation } from './observation';
+import { needsBackupVolume, planImage, planMode } from './plan';
+import { DatabaseNetworkPolicies } from './network';
+import { DatabaseServer } from './server';
+
+export interface DatabaseChildrenProps {
+  /** metadata.name of the Database; every child's name is derived from it. */
+  readonly ownerName: string;
+  /** The validated, defaulted spec. */
+  readonly spec: DatabaseSpec;
+  /** What the controller observed. Default: nothing (a synth preview of a Database that does not exist yet). */
+  readonly observation?: DatabaseObservation;
+  /** The labels that tie children to the Database (childLabels()); pod templates carry them and selectors use them. Default: none. */
+  readonly ownerLabels?: Record<string, string>;
+}
+
+/**
+ * Everything a Database runs on, for the state the observation describes:
+ * - serving: credentials Secret (only with an observed password), Services, StatefulSet,
+ *   NetworkPolicies, init Job, backup volume and CronJob, and an upgrade Job while one is due;
+ * - deleting with deletionPolicy Snapshot: the server stays up for the final snapshot Job,
+ *   nothing else runs (no new backups, no upgrade) until the snapshot succeeded;
+ * - deleting otherwise, or once the snapshot succeeded: nothing; the garbage collector takes
+ *   the rest, and the backup volume stays (it has no owner).
+ */
+export class DatabaseChildren extends Construct {
+  constructor(scope: Construct, id: string, props: DatabaseChildrenProps) {
+    super(scope, id);
+    const { spec, observation = {}, ownerLabels } = props;
+    const mode = planMode(spec, observation);
+    if (mode === 'released') return;
+
+    const names = databaseChildNames(props.ownerName);
+    const image = planImage(spec, observation);
+    const common = { names, spec, ownerLabels, image: image.run };
+
+    // A synth preview has no password: the Secret is the controller's to create, once, with a
+    // password it generates; rendering one here would publish (or invent) the secret.
+    if (observation.password !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password: observation.password });
+    new DatabaseServer(this, 'server', common);
+    new DatabaseNetworkPolicies(this, 'network', common);
+
+    if (mode === 'snapshot') {
+      new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec['storage-size'] });
+      new DatabaseSnapshotJob(this, 'snapshot', common);
+      return;
+    }
+
+    new DatabaseInitJob(this, 'init', common);
+    if (needsBackupVolume(spec, image)) new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec['storage-size'] });
+    if (spec.backup) new DatabaseBackup(this, 'backup', { ...common, backup: spec.backup });
+    // Rendered until the StatefulSet runs the new image, so the Job stays visible while it rolls.
+    if (image.upgrade) new DatabaseUpgradeJob(this, 'upgrade', { ...common, image: spec.image, ...image.upgrade });
+  }
+}

@@ -1,0 +1,84 @@
+import { KindDefinition, Verb } from '../../core/kind';
+import { childLabels } from '../../core/names';
+import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
+import { DatabaseChildren } from './database';
+import { databaseExample } from './example';
+import { DatabaseObservation } from './observation';
+
+export * from './annotations';
+export * from './api';
+export * from './childnames';
+export * from './credentials';
+export * from './database';
+export * from './example';
+export * from './jobs';
+export * from './network';
+export * from './observation';
+export * from './plan';
+export * from './server';
+export * from './version';
+
+/** The controller holds this on every Database until the final snapshot (deletionPolicy Snapshot) succeeded. */
+export const DATABASE_FINALIZER = 'stable.imaginedata.com/snapshot';
+
+/**
+ * The Database's Service is named after it, and a Service name is a DNS label: lower-case
+ * letters, digits and "-", starting with a letter, no dots. Longer names are shortened by childName().
+ */
+export const DATABASE_OBJECT_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+
+const ALL: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/** Database: a PostgreSQL instance with its storage, backups, upgrades and final snapshot (the SampleDB of the operator pattern). */
+export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, DatabaseObservation> = {
+  group: 'stable.imaginedata.com',
+  version: 'v1',
+  kind: 'Database',
+  plural: 'databases',
+  singular: 'database',
+  shortNames: ['db'],
+  scope: 'Namespaced',
+  description:
+    'Database runs a PostgreSQL instance in a StatefulSet, creates its database, backs it up on a schedule, upgrades it after a dump, and takes a final snapshot before its data is deleted.',
+  spec: databaseSpec,
+  status: databaseStatus,
+  objectRules: [
+    {
+      cel: `self.metadata.name.matches('${DATABASE_OBJECT_NAME_PATTERN}')`,
+      message: 'metadata.name must be lower-case letters, digits and "-", starting with a letter (no dots): the Database\u2019s Service is named after it',
+      // Only `metadata` itself is in the CRD's schema, so the error can point no deeper.
+      field: 'metadata',
+      holds: (object) => new RegExp(DATABASE_OBJECT_NAME_PATTERN).test(String((object.metadata as { name?: unknown } | undefined)?.name ?? '')),
+    },
+  ],
+  printerColumns: [
+    { name: 'Database', type: 'string', jsonPath: '.spec.name', description: 'The database inside PostgreSQL.' },
+    { name: 'Port', type: 'integer', jsonPath: '.spec.port', description: 'The port clients connect to.', priority: 1 },
+    { name: 'Storage', type: 'string', jsonPath: '.spec.storage-size', description: 'Size of each data volume.' },
+    { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'PostgreSQL pods asked for.' },
+    { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas', description: 'PostgreSQL pods ready.' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.' },
+    { name: 'Image', type: 'string', jsonPath: '.status.currentImage', description: 'The image running now.', priority: 1 },
+    { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.', priority: 1 },
+  ],
+  manages: [
+    // Created once with a generated password and never changed, so no update, list or delete:
+    // the credentials go with the Database through their ownerReference.
+    { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
+    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: ALL },
+    { apiGroup: 'apps', resources: ['statefulsets'], verbs: ALL },
+    { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: ALL },
+    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: ALL },
+  ],
+  finalizer: DATABASE_FINALIZER,
+  example: databaseExample,
+  render: (scope, resource, observation) => {
+    const deleting = observation?.deleting ?? resource.metadata.deletionTimestamp !== undefined;
+    new DatabaseChildren(scope, 'database', {
+      ownerName: resource.metadata.name,
+      spec: resource.spec,
+      observation: { ...observation, deleting },
+      ownerLabels: childLabels(databaseKind, resource),
+    });
+  },
+};

@@ -1,0 +1,29 @@
+/** How a Job the controller watches ended; absent while it runs or before it exists. */
+export type JobOutcome = 'Succeeded' | 'Failed';
+
+/**
+ * What the controller observes in the cluster for one Database before it renders the
+ * children. Every field is optional: without an observation (a synth preview) the children
+ * are rendered as for a Database that does not exist yet, minus the credentials Secret.
+ */
+export interface DatabaseObservation {
+  /**
+   * The password of the credentials Secret. The controller reads it from the Secret
+   * `<name>-credentials` when that exists, and otherwise generates it once (at least 32
+   * random characters) just before creating the Secret; it never replaces it. Without it
+   * no Secret is rendered: the construct never invents a password.
+   */
+  readonly password?: string;
+  /** The image the StatefulSet's postgres container runs now; absent before the StatefulSet exists. */
+  readonly currentImage?: string;
+  /** How the upgrade Job for spec.image (`<name>-upgrade-<tag>`) ended; the StatefulSet rolls only after it succeeded. */
+  readonly upgrade?: JobOutcome;
+  /** The Database has a deletionTimestamp: the finalizer's last step (the snapshot, with deletionPolicy Snapshot) is due. */
+  readonly deleting?: boolean;
+  /** How the final snapshot Job (`<name>-snapshot`) ended; the finalizer is released only after it succeeded. */
+  readonly snapshot?: JobOutcome;
+  /** Ready pods of the StatefulSet (its status.readyReplicas), for status.readyReplicas and the phase; rendering ignores it. */
+  readonly readyReplicas?: number;
+  /** The backup CronJob's status.lastSuccessfulTime, for status.lastBackupTime; rendering ignores it. */
+  readonly lastBackupTime?: string;
+}

@@ -1,0 +1,107 @@
+import * as k8s from '@kubernetes/client-node';
+import { CustomResource, validateResource } from '../../src/core/kind';
+import { Manifest, renderChildren } from '../../src/core/render';
+import { KubeObject } from '../../src/kube/objects';
+import { KubeError } from '../../src/kube/rest';
+import { databaseKind, DatabaseObservation, DatabaseSpec } from '../../src/kinds/database';
+import { deleteNamespace, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { installCrds, testObjects } from '../support/manifests';
+import { randomBytes } from 'node:crypto';
+
+// The construct tests check what the children say; these check that the real API server takes
+// them as they are (names, immutable fields, quantities) and that every pod passes the
+// restricted Pod Security profile, in every state the controller can render.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
+const LONG_NAME = `${'a'.repeat(250)}-xy`;
+const spec = { name: 'orders', 'storage-size': '1Gi', backup: { schedule: '0 3 * * *' } };
+
+const STATES: [string, Record<string, unknown>, DatabaseObservation | undefined, string?][] = [
+  ['a preview', spec, undefined],
+  ['the first create', spec, { password: PASSWORD }],
+  ['a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }],
+  ['a deletion with Snapshot', spec, { password: PASSWORD, deleting: true }],
+  ['a 253-character name with a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }, LONG_NAME],
+  ['a 253-character name being deleted', spec, { password: PASSWORD, deleting: true }, LONG_NAME],
+];
+
+function children(namespace: string, raw: Record<string, unknown>, observation?: DatabaseObservation, name = 'orders'): Manifest[] {
+  const object = { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name, namespace }, spec: raw };
+  const result = validateResource(databaseKind, object);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return renderChildren(databaseKind, { ...object, spec: result.spec } as CustomResource<DatabaseSpec>, observation);
+}
+
+/** A Pod made from a workload's template, so Pod Security admission judges exactly what the workload would run. */
+function podOf(workload: Json, namespace: string): KubeObject {
+  const template = workload.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template : workload.spec.template;
+  // As the StatefulSet controller does, each claim template becomes a volume of the pod.
+  const claims = (workload.spec.volumeClaimTemplates ?? []).map((t: Json) => ({ name: t.metadata.name, persistentVolumeClaim: { claimName: `${t.metadata.name}-${workload.metadata.name}-0` } }));
+  const spec = { ...template.spec, volumes: [...template.spec.volumes, ...claims] };
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${workload.kind.toLowerCase()}-pod`, namespace, labels: template.metadata.labels }, spec };
+}
+
+describe('Database children on the API server', () => {
+  const kc = testKubeConfig();
+  const objects = testObjects();
+  const namespace = `database-${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    await installCrds(objects);
+    await kc.makeApiClient(k8s.CoreV1Api).createNamespace({
+      body: { metadata: { name: namespace, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } } },
+    });
+  });
+  afterAll(async () => {
+    await deleteNamespace(kc, namespace).catch(ignoreNotFound);
+  });
+
+  describe.each(STATES)('for %s', (_state, raw, observation, name) => {
+    const rendered = () => children(namespace, raw, observation, name);
+
+    it('are all accepted as they are', async () => {
+      for (const child of rendered()) {
+        await expect(objects.create(child as KubeObject, { dryRun: true }).then((o) => `${o.kind}/${o.metadata.name}`)).resolves.toBe(`${child.kind}/${child.metadata.name}`);
+      }
+    });
+
+    it('run only pods that the restricted Pod Security profile admits', async () => {
+      for (const workload of rendered().filter((c) => ['StatefulSet', 'Job', 'CronJob'].includes(c.kind))) {
+        await expect(objects.create(podOf(workload, namespace), { dryRun: true }).then((o) => o.kind)).resolves.toBe('Pod');
+      }
+    });
+  });
+
+  it('lets replicas, port, image and backup change, but not name or storage-size', async () => {
+    const stored = await objects.create<Json>({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'immutable', namespace }, spec } as KubeObject);
+    const update = (changes: Record<string, unknown>) =>
+      objects.rest.request<Json>('PUT', `/apis/stable.imaginedata.com/v1/namespaces/${namespace}/databases/immutable`, {
+        body: { ...stored, spec: { ...stored.spec, ...changes } },
+        query: { dryRun: 'All' },
+      });
+    await expect(update({ replicas: 3, port: 6543, image: 'postgres:17.2', backup: { schedule: '@hourly' } })).resolves.toMatchObject({ spec: { replicas: 3 } });
+    for (const [changes, field] of [
+      [{ name: 'renamed' }, 'spec.name'],
+      [{ 'storage-size': '2Gi' }, 'spec.storage-size'],
+    ] as const) {
+      const error = await update(changes).then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(KubeError);
+      expect((error as KubeError).code).toBe(422);
+      expect((error as KubeError).status?.message).toContain(field);
+    }
+  });
+
+  it('rejects a Database whose name cannot name a Service, naming metadata', async () => {
+    for (const name of ['my.db', '9db']) {
+      const error = await objects
+        .create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name, namespace }, spec } as KubeObject, { dryRun: true })
+        .then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(KubeError);
+      expect((error as KubeError).status?.message).toContain('metadata');
+    }
+    await expect(objects.create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders-2', namespace }, spec } as KubeObject, { dryRun: true })).resolves.toBeDefined();
+  });
+});

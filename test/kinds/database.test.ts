@@ -1,0 +1,511 @@
+import { App, Chart } from 'cdk8s';
+import { CustomResource, validateResource } from '../../src/core/kind';
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
+import { Manifest, renderChildren } from '../../src/core/render';
+import {
+  CREATE_ONLY_ANNOTATION,
+  databaseExample,
+  databaseKind,
+  databasePhase,
+  DatabaseObservation,
+  DatabaseSpec,
+  finalizerMayBeReleased,
+  KEEP_ON_DELETE_ANNOTATION,
+  MAX_STATEFULSET_NAME_LENGTH,
+  MAX_CRONJOB_NAME_LENGTH,
+  parsePostgresImage,
+  compareVersions,
+  PGDATA,
+  DATA_MOUNT,
+} from '../../src/kinds/database';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
+const BASE64_PASSWORD = Buffer.from(PASSWORD).toString('base64');
+const minimal = { name: 'orders', 'storage-size': '1Gi' };
+
+function database(spec: Record<string, unknown>, name = 'orders', metadata: Record<string, unknown> = {}): CustomResource<DatabaseSpec> {
+  const object = { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name, namespace: 'shop', ...metadata }, spec };
+  const result = validateResource(databaseKind, object);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return { ...object, spec: result.spec };
+}
+
+const render = (spec: Record<string, unknown>, observation?: DatabaseObservation, name?: string) => renderChildren(databaseKind, database(spec, name), observation);
+const ids = (children: Manifest[]) => children.map((c) => `${c.kind}/${c.metadata.name}`).sort();
+const find = (children: Manifest[], kind: string, name?: string): Json => {
+  const found = children.filter((c) => c.kind === kind && (name === undefined || c.metadata.name === name));
+  if (found.length !== 1) throw new Error(`expected one ${kind} ${name ?? ''}, found ${found.length} in ${ids(children).join(', ')}`);
+  return found[0];
+};
+/** The pod spec of a StatefulSet, Job or CronJob. */
+const template = (workload: Json): Json => (workload.kind === 'CronJob' ? workload.spec.jobTemplate.spec : workload.spec).template;
+const podSpec = (workload: Json): Json => template(workload).spec;
+const container = (workload: Json): Json => podSpec(workload).containers[0];
+const env = (workload: Json): Record<string, Json> => Object.fromEntries(container(workload).env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+const workloads = (children: Manifest[]): Json[] => children.filter((c) => ['StatefulSet', 'Job', 'CronJob'].includes(c.kind));
+
+/** Every state the controller can observe, for checks that must hold in all of them. */
+const STATES: Record<string, { spec: Record<string, unknown>; observation?: DatabaseObservation }> = {
+  preview: { spec: { ...minimal, backup: { schedule: '0 3 * * *' } } },
+  'first create': { spec: { ...minimal, backup: { schedule: '0 3 * * *' } }, observation: { password: PASSWORD } },
+  'upgrade pending': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { password: PASSWORD, currentImage: 'postgres:17.1' } },
+  'upgrade done': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Succeeded' } },
+  'deleting with Snapshot': { spec: minimal, observation: { password: PASSWORD, deleting: true } },
+};
+
+describe('Database children', () => {
+  describe('in a synth preview (no observation)', () => {
+    const children = render(minimal);
+
+    it('are the Services, the StatefulSet, its NetworkPolicies, the init Job and the backup volume, all in the Database\u2019s namespace', () => {
+      expect(ids(children)).toEqual([
+        'Job/orders-init',
+        'NetworkPolicy/orders',
+        'NetworkPolicy/orders-jobs',
+        'PersistentVolumeClaim/orders-backup',
+        'Service/orders',
+        'Service/orders-headless',
+        'StatefulSet/orders',
+      ]);
+      for (const child of children) expect(child.metadata.namespace).toBe('shop');
+    });
+
+    it('have no credentials Secret: only the controller makes one, with a password it generates once', () => {
+      expect(children.filter((c) => c.kind === 'Secret')).toEqual([]);
+      // The pods already refer to it by name.
+      expect(env(find(children, 'StatefulSet')).POSTGRES_PASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'password' } });
+    });
+  });
+
+  describe('on first create, with the password the controller generated', () => {
+    const children = render(minimal, { password: PASSWORD });
+
+    it('add the credentials Secret: basic-auth, immutable, create-only', () => {
+      const secret = find(children, 'Secret', 'orders-credentials');
+      expect(secret.type).toBe('kubernetes.io/basic-auth');
+      expect(secret.immutable).toBe(true);
+      expect(secret.metadata.annotations).toEqual({ [CREATE_ONLY_ANNOTATION]: 'true' });
+      expect(secret.data).toEqual({ username: Buffer.from('postgres').toString('base64'), password: BASE64_PASSWORD });
+      expect(secret.stringData).toBeUndefined();
+    });
+
+    it('never carry the password (plain or base64) anywhere but in the Secret\u2019s data', () => {
+      for (const [state, { spec, observation }] of Object.entries(STATES)) {
+        for (const child of render(spec, observation)) {
+          const visible = child.kind === 'Secret' ? { ...child, data: undefined } : child;
+          const text = JSON.stringify(visible);
+          expect([state, child.kind, text.includes(PASSWORD) || text.includes(BASE64_PASSWORD)]).toEqual([state, child.kind, false]);
+        }
+      }
+    });
+
+    it('give every pod its credentials from the Secret by reference, never as a value', () => {
+      for (const workload of workloads(children)) {
+        for (const variable of container(workload).env) {
+          if (/USER|PASSWORD/.test(variable.name)) expect(variable.valueFrom.secretKeyRef.name).toBe('orders-credentials');
+        }
+      }
+      expect(env(find(children, 'StatefulSet')).POSTGRES_USER).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'username' } });
+      expect(env(find(children, 'Job', 'orders-init')).PGPASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'password' } });
+    });
+  });
+
+  describe('StatefulSet', () => {
+    const children = render(minimal, { password: PASSWORD });
+    const sts = find(children, 'StatefulSet', 'orders');
+    const postgres = container(sts);
+
+    it('is governed by the headless Service and claims a data volume of storage-size per replica', () => {
+      expect(sts.spec.serviceName).toBe('orders-headless');
+      expect(sts.spec.volumeClaimTemplates).toEqual([
+        { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      ]);
+      expect(sts.spec.persistentVolumeClaimRetentionPolicy).toEqual({ whenDeleted: 'Delete', whenScaled: 'Retain' });
+    });
+
+    it('keeps PGDATA in a directory inside the data volume', () => {
+      expect(postgres.volumeMounts).toContainEqual({ name: 'data', mountPath: DATA_MOUNT });
+      expect(env(sts).PGDATA).toBe(PGDATA);
+      expect(PGDATA.startsWith(`${DATA_MOUNT}/`)).toBe(true);
+    });
+
+    it('runs as the image\u2019s postgres user 999 on a read-only root, with emptyDirs where PostgreSQL writes', () => {
+      expect(podSpec(sts).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 999, runAsGroup: 999, fsGroup: 999 });
+      expect(postgres.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsUser: 999 });
+      const mounts = Object.fromEntries(postgres.volumeMounts.map((m: Json) => [m.mountPath, m.name]));
+      const volumes = Object.fromEntries(podSpec(sts).volumes.map((v: Json) => [v.name, v]));
+      for (const path of ['/var/run/postgresql', '/tmp']) expect(volumes[mounts[path]].emptyDir).toBeDefined();
+    });
+
+    it('is ready when pg_isready answers over TCP', () => {
+      expect(postgres.readinessProbe.exec.command).toEqual(['pg_isready', '--quiet', '--host=127.0.0.1']);
+    });
+
+    it('is what the Service sends clients to: its first pod only, on the named port', () => {
+      const service = find(children, 'Service', 'orders');
+      const headless = find(children, 'Service', 'orders-headless');
+      const labels = sts.spec.template.metadata.labels;
+      expect(service.spec.selector).toEqual({ ...sts.spec.selector.matchLabels, 'statefulset.kubernetes.io/pod-name': 'orders-0' });
+      expect(headless.spec).toMatchObject({ clusterIP: 'None', selector: sts.spec.selector.matchLabels });
+      for (const [key, value] of Object.entries(sts.spec.selector.matchLabels)) expect(labels[key]).toBe(value);
+      expect(service.spec.ports).toEqual([{ name: 'postgres', port: 5432, targetPort: 'postgres', protocol: 'TCP' }]);
+    });
+
+    it('selects no Job pod', () => {
+      const selector = sts.spec.selector.matchLabels;
+      for (const job of workloads(render({ ...minimal, backup: { schedule: '@daily' } })).filter((w) => w.kind !== 'StatefulSet')) {
+        const labels = template(job).metadata.labels;
+        expect(Object.entries(selector).every(([k, v]) => labels[k] === v)).toBe(false);
+      }
+    });
+  });
+
+  describe('each spec field', () => {
+    it('name: the database the image and the init Job create, and the one backups dump', () => {
+      const children = render({ ...minimal, name: 'SampleDB', backup: { schedule: '@daily' } });
+      expect(env(find(children, 'StatefulSet')).POSTGRES_DB).toBe('SampleDB');
+      expect(env(find(children, 'Job', 'orders-init')).DATABASE_NAME).toBe('SampleDB');
+      expect(env(find(children, 'CronJob')).PGDATABASE).toBe('SampleDB');
+    });
+
+    it('port: the Services, the container, PGPORT of the server and every Job, and the NetworkPolicies', () => {
+      const children = render({ ...minimal, port: 6543, backup: { schedule: '@daily' } });
+      for (const name of ['orders', 'orders-headless']) expect(find(children, 'Service', name).spec.ports[0].port).toBe(6543);
+      expect(container(find(children, 'StatefulSet')).ports).toEqual([{ name: 'postgres', containerPort: 6543, protocol: 'TCP' }]);
+      for (const workload of workloads(children)) expect(env(workload).PGPORT).toBe('6543');
+      expect(find(children, 'NetworkPolicy', 'orders').spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 6543 }] }]);
+      expect(find(children, 'NetworkPolicy', 'orders-jobs').spec.egress[1].ports).toEqual([{ protocol: 'TCP', port: 6543 }]);
+    });
+
+    it('storage-size: each data volume and the backup volume', () => {
+      const children = render({ ...minimal, 'storage-size': '50G' });
+      expect(find(children, 'StatefulSet').spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('50G');
+      expect(find(children, 'PersistentVolumeClaim', 'orders-backup').spec.resources.requests.storage).toBe('50G');
+      expect(find(render({ ...minimal, 'storage-size': 10737418240 }), 'StatefulSet').spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10737418240');
+    });
+
+    it('image: the server and every Job (default postgres:17)', () => {
+      for (const workload of workloads(render({ ...minimal, backup: { schedule: '@daily' } }))) expect(container(workload).image).toBe('postgres:17');
+      for (const workload of workloads(render({ ...minimal, image: 'postgres:16.4-alpine', backup: { schedule: '@daily' } }))) {
+        expect(container(workload).image).toBe('postgres:16.4-alpine');
+      }
+    });
+
+    it('replicas: the StatefulSet (default 1)', () => {
+      expect(find(render(minimal), 'StatefulSet').spec.replicas).toBe(1);
+      expect(find(render({ ...minimal, replicas: 3 }), 'StatefulSet').spec.replicas).toBe(3);
+    });
+
+    it('backup: a CronJob only when it is set', () => {
+      expect(render(minimal).filter((c) => c.kind === 'CronJob')).toEqual([]);
+      const cronJob = find(render({ ...minimal, backup: { schedule: '30 2 * * MON-FRI', retention: 3 } }), 'CronJob', 'orders-backup');
+      expect(cronJob.spec).toMatchObject({ schedule: '30 2 * * MON-FRI', concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 3600 });
+      expect(env(cronJob).RETENTION).toBe('3');
+      expect(env(find(render({ ...minimal, backup: { schedule: '@daily' } }), 'CronJob')).RETENTION).toBe('7');
+    });
+
+    it('backup: the CronJob dumps with pg_dump into the backup volume and keeps the newest `retention`', () => {
+      const cronJob = find(render({ ...minimal, backup: { schedule: '@daily' } }), 'CronJob');
+      const script = container(cronJob).command[2];
+      expect(script).toContain('pg_dump --format=custom');
+      expect(script).toContain('tail -n +$((RETENTION + 1))');
+      expect(podSpec(cronJob).volumes).toContainEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'orders-backup' } });
+      expect(podSpec(cronJob).restartPolicy).toBe('Never');
+    });
+
+    it('deletionPolicy: the backup volume exists for the final snapshot, or for backups, or not at all', () => {
+      const volumes = (spec: Record<string, unknown>) => render(spec).filter((c) => c.kind === 'PersistentVolumeClaim').map((c) => c.metadata.name);
+      expect(volumes(minimal)).toEqual(['orders-backup']);
+      expect(volumes({ ...minimal, deletionPolicy: 'Delete' })).toEqual([]);
+      expect(volumes({ ...minimal, deletionPolicy: 'Delete', backup: { schedule: '@daily' } })).toEqual(['orders-backup']);
+    });
+  });
+
+  it('marks the backup volume to outlive the Database', () => {
+    const volume = find(render(minimal), 'PersistentVolumeClaim', 'orders-backup');
+    expect(volume.metadata.annotations).toEqual({ [KEEP_ON_DELETE_ANNOTATION]: 'true' });
+  });
+
+  it('creates the database with the image\u2019s psql, quoting the name, only when it is missing', () => {
+    const job = find(render(minimal), 'Job', 'orders-init');
+    const script = container(job).command[2];
+    expect(container(job).command.slice(0, 2)).toEqual(['sh', '-c']);
+    expect(script).toContain("format('CREATE DATABASE %I', :'name')");
+    expect(script).toContain("WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'name')\\gexec");
+    expect(podSpec(job).volumes.map((v: Json) => v.name)).toEqual(['tmp']);
+  });
+
+  describe('keep every pod to the restricted profile, in every state', () => {
+    for (const [state, { spec, observation }] of Object.entries(STATES)) {
+      it(state, () => {
+        for (const workload of workloads(render(spec, observation))) {
+          const pod = podSpec(workload);
+          expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+          expect(pod.automountServiceAccountToken).toBe(false);
+          for (const c of pod.containers) {
+            expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+            for (const kind of ['requests', 'limits']) expect(Object.keys(c.resources[kind]).sort()).toEqual(['cpu', 'ephemeral-storage', 'memory']);
+          }
+          // Only the server needs the image's own uid; the Jobs run clients.
+          if (workload.kind !== 'StatefulSet') expect(pod.securityContext.runAsUser).toBeGreaterThanOrEqual(10000);
+        }
+      });
+    }
+  });
+
+  describe('upgrades', () => {
+    const spec = { ...minimal, image: 'postgres:17.2', backup: { schedule: '@daily' } };
+
+    it('run the upgrade Job with the new image while the StatefulSet and the other Jobs stay on the running one', () => {
+      const children = render(spec, { password: PASSWORD, currentImage: 'postgres:17.1' });
+      const job = find(children, 'Job', 'orders-upgrade-17.2');
+      expect(container(job).image).toBe('postgres:17.2');
+      expect(env(job).DUMP_LABEL).toBe('from-17.1-to-17.2');
+      expect(container(job).command[2]).toContain('pg_dumpall');
+      expect(podSpec(job).volumes).toContainEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'orders-backup' } });
+      expect(container(find(children, 'StatefulSet')).image).toBe('postgres:17.1');
+      expect(container(find(children, 'Job', 'orders-init')).image).toBe('postgres:17.1');
+      expect(container(find(children, 'CronJob')).image).toBe('postgres:17.1');
+    });
+
+    it('roll the StatefulSet once the Job succeeded, and drop the Job once the new image runs', () => {
+      const rolling = render(spec, { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Succeeded' });
+      expect(container(find(rolling, 'StatefulSet')).image).toBe('postgres:17.2');
+      expect(find(rolling, 'Job', 'orders-upgrade-17.2')).toBeDefined();
+      const done = render(spec, { password: PASSWORD, currentImage: 'postgres:17.2' });
+      expect(done.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
+      expect(container(find(done, 'StatefulSet')).image).toBe('postgres:17.2');
+    });
+
+    it('hold the running image when the Job failed', () => {
+      const observation: DatabaseObservation = { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Failed' };
+      expect(container(find(render(spec, observation), 'StatefulSet')).image).toBe('postgres:17.1');
+      expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Held', reason: 'UpgradeFailed' });
+    });
+
+    it('dump but never roll to a new major version, which cannot open the old data directory', () => {
+      const major = { ...minimal, image: 'postgres:17' };
+      const observation: DatabaseObservation = { password: PASSWORD, currentImage: 'postgres:16.4', upgrade: 'Succeeded' };
+      const children = render(major, observation);
+      expect(find(children, 'Job', 'orders-upgrade-17')).toBeDefined();
+      expect(container(find(children, 'StatefulSet')).image).toBe('postgres:16.4');
+      expect(databasePhase(database(major).spec, observation)).toMatchObject({ phase: 'Held', reason: 'MajorUpgrade' });
+    });
+
+    it('refuse a downgrade, and a switch between glibc and musl images', () => {
+      for (const [wanted, reason] of [
+        ['postgres:17.1', 'Downgrade'],
+        ['postgres:17.3-alpine', 'LibcChange'],
+      ]) {
+        const observation = { password: PASSWORD, currentImage: 'postgres:17.2' };
+        const children = render({ ...minimal, image: wanted }, observation);
+        expect(container(find(children, 'StatefulSet')).image).toBe('postgres:17.2');
+        expect(children.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
+        expect(databasePhase(database({ ...minimal, image: wanted }).spec, observation)).toMatchObject({ phase: 'Held', reason });
+      }
+    });
+
+    it('roll at once to the same version from another registry', () => {
+      const children = render({ ...minimal, image: 'mirror.example.com/library/postgres:17.2' }, { currentImage: 'postgres:17.2' });
+      expect(container(find(children, 'StatefulSet')).image).toBe('mirror.example.com/library/postgres:17.2');
+      expect(children.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
+    });
+
+    it('compare major.minor as numbers', () => {
+      const version = (image: string) => parsePostgresImage(image)!;
+      expect(compareVersions(version('postgres:17.10'), version('postgres:17.9'))).toBeGreaterThan(0);
+      expect(compareVersions(version('postgres:10'), version('postgres:9.6'))).toBeGreaterThan(0);
+      expect(compareVersions(version('postgres:17'), version('postgres:17.0-bookworm'))).toBe(0);
+      expect(version(`r.example.com:5000/pg/postgres:16.4-alpine3.20@sha256:${'a'.repeat(64)}`)).toEqual({ tag: '16.4-alpine3.20', major: 16, minor: 4, libc: 'musl' });
+      expect(parsePostgresImage('postgres:latest')).toBeUndefined();
+    });
+  });
+
+  describe('deletion', () => {
+    const spec = { ...minimal, backup: { schedule: '@daily' } };
+
+    it('with Snapshot: keeps the server up for the snapshot Job and runs nothing else', () => {
+      const children = render(spec, { password: PASSWORD, currentImage: 'postgres:17', deleting: true });
+      expect(ids(children)).toEqual([
+        'Job/orders-snapshot',
+        'NetworkPolicy/orders',
+        'NetworkPolicy/orders-jobs',
+        'PersistentVolumeClaim/orders-backup',
+        'Secret/orders-credentials',
+        'Service/orders',
+        'Service/orders-headless',
+        'StatefulSet/orders',
+      ]);
+      const job = find(children, 'Job', 'orders-snapshot');
+      expect(container(job).command[2]).toContain('pg_dumpall');
+      expect(podSpec(job).volumes).toContainEqual({ name: 'backup', persistentVolumeClaim: { claimName: 'orders-backup' } });
+      expect(databasePhase(database(spec).spec, { deleting: true })).toMatchObject({ phase: 'Deleting' });
+      expect(finalizerMayBeReleased(database(spec).spec, { deleting: true })).toBe(false);
+    });
+
+    it('with Snapshot: keeps the snapshot Job and the finalizer when the snapshot failed', () => {
+      const observation: DatabaseObservation = { password: PASSWORD, deleting: true, snapshot: 'Failed' };
+      expect(find(render(spec, observation), 'Job', 'orders-snapshot')).toBeDefined();
+      expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(false);
+      expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Failed', reason: 'SnapshotFailed' });
+    });
+
+    it('with Snapshot: renders nothing and releases the finalizer once the snapshot succeeded', () => {
+      const observation: DatabaseObservation = { password: PASSWORD, deleting: true, snapshot: 'Succeeded' };
+      expect(render(spec, observation)).toEqual([]);
+      expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(true);
+    });
+
+    it('with Delete: renders nothing and releases the finalizer at once', () => {
+      const deleteSpec = { ...spec, deletionPolicy: 'Delete' };
+      expect(render(deleteSpec, { password: PASSWORD, deleting: true })).toEqual([]);
+      expect(finalizerMayBeReleased(database(deleteSpec).spec, { deleting: true })).toBe(true);
+    });
+
+    it('starts when the Database has a deletionTimestamp, even without an observation', () => {
+      const resource = database(minimal, 'orders', { deletionTimestamp: '2026-11-20T10:00:00Z' });
+      expect(ids(renderChildren(databaseKind, resource))).toContain('Job/orders-snapshot');
+    });
+
+    it('never lets a finalizer go while the Database is not being deleted', () => {
+      expect(finalizerMayBeReleased(database({ ...minimal, deletionPolicy: 'Delete' }).spec, {})).toBe(false);
+    });
+  });
+
+  describe('names', () => {
+    it('are the Database\u2019s name and fixed suffixes, with no hash, when they fit', () => {
+      const children = render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2' }, { password: PASSWORD, currentImage: 'postgres:17.1' });
+      expect(ids(children)).toEqual([
+        'CronJob/orders-backup',
+        'Job/orders-init',
+        'Job/orders-upgrade-17.2',
+        'NetworkPolicy/orders',
+        'NetworkPolicy/orders-jobs',
+        'PersistentVolumeClaim/orders-backup',
+        'Secret/orders-credentials',
+        'Service/orders',
+        'Service/orders-headless',
+        'StatefulSet/orders',
+      ]);
+    });
+
+    it('stay within every limit, distinct and consistent for a 253-character Database name', () => {
+      const name = `${'a'.repeat(250)}-xy`;
+      const limits: Record<string, number> = { Service: MAX_LABEL_LENGTH, StatefulSet: MAX_STATEFULSET_NAME_LENGTH, CronJob: MAX_CRONJOB_NAME_LENGTH, Job: MAX_LABEL_LENGTH };
+      const all = [
+        ...render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }, name),
+        ...render(minimal, { password: PASSWORD, deleting: true }, name).filter((c) => c.kind === 'Job'),
+      ];
+      const named = new Set<string>();
+      for (const child of all) {
+        const limit = limits[child.kind] ?? MAX_NAME_LENGTH;
+        expect([child.kind, child.metadata.name.length <= limit]).toEqual([child.kind, true]);
+        expect(child.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+        named.add(`${child.kind}/${child.metadata.name}`);
+        for (const value of Object.values(child.metadata.labels ?? {})) expect(value.length).toBeLessThanOrEqual(MAX_LABEL_LENGTH);
+      }
+      expect(named.size).toBe(all.length);
+      // Every reference between children uses the other child's real (shortened) name.
+      const sts = find(all, 'StatefulSet');
+      const services = all.filter((c) => c.kind === 'Service') as Json[];
+      const headless = services.find((s) => s.spec.clusterIP === 'None');
+      const client = services.find((s) => s.spec.clusterIP !== 'None');
+      expect(sts.spec.serviceName).toBe(headless.metadata.name);
+      expect(client.spec.selector['statefulset.kubernetes.io/pod-name']).toBe(`${sts.metadata.name}-0`);
+      const secretName = find(all, 'Secret').metadata.name;
+      const volumeName = find(all, 'PersistentVolumeClaim').metadata.name;
+      for (const workload of workloads(all)) {
+        for (const variable of container(workload).env) if (variable.valueFrom) expect(variable.valueFrom.secretKeyRef.name).toBe(secretName);
+        if (workload.kind !== 'StatefulSet') expect(env(workload).PGHOST).toBe(client.metadata.name);
+        for (const volume of podSpec(workload).volumes) if (volume.persistentVolumeClaim) expect(volume.persistentVolumeClaim.claimName).toBe(volumeName);
+      }
+    });
+  });
+
+  describe('status', () => {
+    const spec = database({ ...minimal, replicas: 2 }).spec;
+    it.each([
+      [{}, 'Creating'],
+      [{ currentImage: 'postgres:17', readyReplicas: 1 }, 'NotReady'],
+      [{ currentImage: 'postgres:17', readyReplicas: 2 }, 'Ready'],
+      [{ currentImage: 'postgres:16.9', readyReplicas: 2 }, 'Held'],
+    ] as [DatabaseObservation, string][])('%j is %s', (observation, phase) => {
+      expect(databasePhase(spec, observation).phase).toBe(phase);
+    });
+
+    it('says Upgrading while the upgrade Job runs and while the StatefulSet rolls', () => {
+      const upgrading = database({ ...minimal, image: 'postgres:17.2' }).spec;
+      expect(databasePhase(upgrading, { currentImage: 'postgres:17.1', readyReplicas: 1 })).toMatchObject({ phase: 'Upgrading', reason: 'Upgrading' });
+      expect(databasePhase(upgrading, { currentImage: 'postgres:17.1', readyReplicas: 1, upgrade: 'Succeeded' })).toMatchObject({ phase: 'Upgrading', reason: 'Rolling' });
+    });
+  });
+
+  describe('kind', () => {
+    it('has the SampleDB identity and a snapshot finalizer', () => {
+      expect(databaseKind).toMatchObject({
+        group: 'stable.imaginedata.com',
+        version: 'v1',
+        kind: 'Database',
+        plural: 'databases',
+        singular: 'database',
+        shortNames: ['db'],
+        scope: 'Namespaced',
+        finalizer: 'stable.imaginedata.com/snapshot',
+      });
+    });
+
+    it('manages exactly its children, and Secrets only to read and create them', () => {
+      const all = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+      expect(databaseKind.manages).toEqual([
+        { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
+        { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: all },
+        { apiGroup: 'apps', resources: ['statefulsets'], verbs: all },
+        { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: all },
+        { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: all },
+      ]);
+    });
+
+    it('rejects a Database name that cannot name its Service, naming metadata', () => {
+      for (const name of ['my.db', '9db']) {
+        const result = validateResource(databaseKind, { metadata: { name }, spec: minimal });
+        expect(result).toMatchObject({ ok: false, errors: [{ field: 'metadata' }] });
+      }
+    });
+
+    it('defaults port, image, replicas, deletionPolicy and backup retention', () => {
+      expect(database({ ...minimal, backup: { schedule: '@daily' } }).spec).toEqual({
+        ...minimal,
+        port: 5432,
+        image: 'postgres:17',
+        replicas: 1,
+        deletionPolicy: 'Snapshot',
+        backup: { schedule: '@daily', retention: 7 },
+      });
+    });
+  });
+
+  describe('example', () => {
+    const object = databaseExample(new Chart(new App(), 'examples'), 'operator-examples').toJson();
+    const result = validateResource(databaseKind, object);
+
+    it('is the orders database of the brief', () => {
+      expect(result.ok && result.spec).toEqual({
+        name: 'orders',
+        port: 5432,
+        'storage-size': '1Gi',
+        image: 'postgres:17',
+        replicas: 1,
+        backup: { schedule: '0 3 * * *', retention: 7 },
+        deletionPolicy: 'Snapshot',
+      });
+    });
+
+    it('renders the same preview as the snapshot', () => {
+      if (!result.ok) throw new Error('invalid example');
+      expect(renderChildren(databaseKind, { ...object, spec: result.spec })).toMatchSnapshot();
+    });
+  });
+});
