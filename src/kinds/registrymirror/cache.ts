@@ -1,0 +1,126 @@
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { RegistryMirrorSpec } from './api';
+import { MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
+
+export interface RegistryMirrorCacheProps {
+  /** The names of the mirror's children. */
+  readonly names: MirrorNames;
+  /** The validated spec. */
+  readonly spec: RegistryMirrorSpec;
+  /** Size of the cache volume. @default 10Gi */
+  readonly cacheSize?: string;
+  /** The registry image; it must read the REGISTRY_* variables of distribution 2. @default registry:2 */
+  readonly image?: string;
+}
+
+/** A uid and gid of no user in the image, high enough to match no user on the node either. */
+const UID = 10001;
+const CACHE_PATH = '/var/lib/registry';
+const HTTPS_PORT = 443;
+const q = (text: string) => k8s.Quantity.fromString(text);
+
+/**
+ * The pull-through cache: distribution's `registry:2` in proxy mode as a one-replica
+ * StatefulSet, its cache on a PVC of its own (owned by the RegistryMirror, so deleting the
+ * mirror frees the storage, which a volumeClaimTemplate would keep), the Service nodes
+ * pull from, the headless Service that governs the StatefulSet, and a NetworkPolicy.
+ */
+export class RegistryMirrorCache extends Construct {
+  constructor(scope: Construct, id: string, props: RegistryMirrorCacheProps) {
+    super(scope, id);
+    const { names, spec } = props;
+    const labels = podLabels(names, 'cache');
+    const metadata = (name: string) => ({ name, namespace: MIRRORS_NAMESPACE, labels });
+    const servicePorts = [{ name: 'registry', port: MIRROR_PORT, targetPort: k8s.IntOrString.fromString('registry'), protocol: 'TCP' }];
+
+    new k8s.KubeService(this, 'service', { metadata: metadata(names.base), spec: { type: 'ClusterIP', selector: labels, ports: servicePorts } });
+    new k8s.KubeService(this, 'headless', { metadata: metadata(names.headless), spec: { clusterIp: 'None', selector: labels, ports: servicePorts } });
+
+    new k8s.KubePersistentVolumeClaim(this, 'cache', {
+      metadata: metadata(names.cache),
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: q(props.cacheSize ?? '10Gi') } } },
+    });
+
+    const credential = (name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: spec.credentialsSecret!, key } } });
+    new k8s.KubeStatefulSet(this, 'statefulset', {
+      metadata: metadata(names.base),
+      spec: {
+        replicas: 1,
+        serviceName: names.headless,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            automountServiceAccountToken: false,
+            // fsGroup makes the cache volume writable for the non-root uid; the image's config is world-readable.
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: UID,
+              runAsGroup: UID,
+              fsGroup: UID,
+              fsGroupChangePolicy: 'OnRootMismatch',
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
+            containers: [
+              {
+                name: 'registry',
+                image: props.image ?? 'registry:2',
+                imagePullPolicy: 'Always',
+                env: [
+                  { name: 'REGISTRY_PROXY_REMOTEURL', value: `https://${spec.upstreamUrl}` },
+                  { name: 'REGISTRY_STORAGE_FILESYSTEM_ROOTDIRECTORY', value: CACHE_PATH },
+                  // By reference only: the values never appear in a manifest, a URL or a log.
+                  ...(spec.credentialsSecret ? [credential('REGISTRY_PROXY_USERNAME', 'username'), credential('REGISTRY_PROXY_PASSWORD', 'password')] : []),
+                ],
+                ports: [{ name: 'registry', containerPort: MIRROR_PORT, protocol: 'TCP' }],
+                readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(MIRROR_PORT) }, periodSeconds: 10 },
+                // A plain TCP check: a slow upstream must not get the cache restarted.
+                livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromNumber(MIRROR_PORT) }, initialDelaySeconds: 10, periodSeconds: 20 },
+                resources: {
+                  requests: { cpu: q('50m'), memory: q('128Mi'), 'ephemeral-storage': q('64Mi') },
+                  limits: { cpu: q('1'), memory: q('512Mi'), 'ephemeral-storage': q('256Mi') },
+                },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  runAsUser: UID,
+                  runAsGroup: UID,
+                  privileged: false,
+                  capabilities: { drop: ['ALL'] },
+                  seccompProfile: { type: 'RuntimeDefault' },
+                },
+                volumeMounts: [
+                  { name: 'cache', mountPath: CACHE_PATH },
+                  { name: 'tmp', mountPath: '/tmp' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'cache', persistentVolumeClaim: { claimName: names.cache } },
+              { name: 'tmp', emptyDir: { sizeLimit: q('64Mi') } },
+            ],
+          },
+        },
+      },
+    });
+
+    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
+    const upstreamPort = Number(spec.upstreamUrl.split(':')[1] ?? HTTPS_PORT);
+    new k8s.KubeNetworkPolicy(this, 'network-policy', {
+      metadata: metadata(names.base),
+      spec: {
+        podSelector: { matchLabels: labels },
+        policyTypes: ['Ingress', 'Egress'],
+        // Pulls come from every node's containerd and from anywhere in the cluster.
+        ingress: [{ ports: [tcp(MIRROR_PORT)] }],
+        egress: [
+          { ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] },
+          // The upstream, and HTTPS for its token service and blob storage redirects (Docker Hub sends both elsewhere).
+          { ports: [...new Set([HTTPS_PORT, upstreamPort])].map(tcp) },
+        ],
+      },
+    });
+  }
+}

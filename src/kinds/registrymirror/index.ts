@@ -1,0 +1,56 @@
+import { KindDefinition } from '../../core/kind';
+import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
+import { RegistryMirrorCache } from './cache';
+import { registryMirrorExample } from './example';
+import { mirrorNames } from './names';
+import { RegistryMirrorsNamespace } from './namespace';
+import { RegistryMirrorNodeConfig } from './node-config';
+
+export * from './api';
+export * from './cache';
+export * from './example';
+export * from './names';
+export * from './namespace';
+export * from './node-config';
+
+const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+
+/**
+ * RegistryMirror: a pull-through cache of a container registry that every node's containerd
+ * pulls through (drop-in for the k8s.osp.tech operator). Cluster-scoped; its children live
+ * in the registry-mirrors namespace and are owned by it across the scope boundary.
+ */
+export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirrorStatus> = {
+  group: 'k8s.osp.tech',
+  version: 'v1',
+  kind: 'RegistryMirror',
+  plural: 'registrymirrors',
+  singular: 'registrymirror',
+  shortNames: ['rm'],
+  scope: 'Cluster',
+  description:
+    'RegistryMirror runs a pull-through cache of a container registry in the registry-mirrors namespace and points ' +
+    'every node\u2019s containerd at it, so images from that registry are pulled once per cluster.',
+  spec: registryMirrorSpec,
+  status: registryMirrorStatus,
+  printerColumns: [
+    { name: 'Upstream', type: 'string', jsonPath: '.spec.upstreamUrl', description: 'The registry mirrored.' },
+    { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'Where the mirror answers inside the cluster.', priority: 1 },
+    { name: 'Nodes', type: 'integer', jsonPath: '.status.nodesConfigured', description: 'Nodes whose containerd pulls through the mirror.' },
+  ],
+  example: registryMirrorExample,
+  manages: [
+    // The credentials Secret is only referenced by name from the Pod: no Secret access at all.
+    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: [...CHILD_VERBS] },
+    { apiGroup: 'apps', resources: ['statefulsets', 'daemonsets'], verbs: [...CHILD_VERBS] },
+    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: [...CHILD_VERBS] },
+  ],
+  install: (scope) => {
+    new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
+  },
+  render: (scope, resource) => {
+    const names = mirrorNames(resource.metadata.name);
+    new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
+    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: resource.spec.upstreamUrl });
+  },
+};

@@ -1,0 +1,307 @@
+import { ApiObject, App, Chart, Testing } from 'cdk8s';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CustomResource, validateResource } from '../../src/core/kind';
+import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/names';
+import { Manifest, renderChildren } from '../../src/core/render';
+import {
+  mirrorNames,
+  MIRRORS_NAMESPACE,
+  NODE_CERTS_MOUNT,
+  nodeConfigScript,
+  RegistryMirrorCache,
+  registryMirrorExample,
+  registryMirrorKind,
+  RegistryMirrorSpec,
+  RegistryMirrorStatus,
+} from '../../src/kinds/registrymirror';
+
+type Mirror = CustomResource<RegistryMirrorSpec, RegistryMirrorStatus>;
+
+function mirror(spec: Record<string, unknown>, name = 'docker-hub'): Mirror {
+  const object = { apiVersion: 'k8s.osp.tech/v1', kind: 'RegistryMirror', metadata: { name }, spec };
+  const result = validateResource(registryMirrorKind, object);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return { ...object, spec: result.spec };
+}
+
+const render = (spec: Record<string, unknown>, name?: string) => renderChildren(registryMirrorKind, mirror(spec, name));
+const find = (children: Manifest[], kind: string, name?: string) => {
+  const found = children.filter((c) => c.kind === kind && (name === undefined || c.metadata.name === name));
+  if (found.length !== 1) throw new Error(`expected one ${kind} ${name ?? ''}, found ${found.length}`);
+  return found[0];
+};
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+const podSpec = (workload: Manifest): Json => (workload.spec as Json).template.spec;
+const container = (workload: Manifest): Json => podSpec(workload).containers[0];
+const envOf = (workload: Manifest): Json[] => container(workload).env ?? [];
+
+describe('RegistryMirror children', () => {
+  const hub = render({ upstreamUrl: 'registry-1.docker.io' });
+
+  it('are the two Services, the cache PVC, the StatefulSet, the DaemonSet and their NetworkPolicies, all in registry-mirrors', () => {
+    expect(hub.map((c) => `${c.kind}/${c.metadata.name}`).sort()).toEqual([
+      'DaemonSet/registry-mirror-docker-hub-utils',
+      'NetworkPolicy/registry-mirror-docker-hub',
+      'NetworkPolicy/registry-mirror-docker-hub-utils',
+      'PersistentVolumeClaim/registry-mirror-docker-hub-cache',
+      'Service/registry-mirror-docker-hub',
+      'Service/registry-mirror-docker-hub-headless',
+      'StatefulSet/registry-mirror-docker-hub',
+    ]);
+    for (const child of hub) expect(child.metadata.namespace).toBe(MIRRORS_NAMESPACE);
+  });
+
+  it('carry the owner labels of a cluster-scoped owner, without a namespace label', () => {
+    const owner = childLabels(registryMirrorKind, mirror({ upstreamUrl: 'registry-1.docker.io' }));
+    expect(owner).not.toHaveProperty([OWNER_NAMESPACE_LABEL]);
+    for (const child of hub) {
+      expect(child.metadata.labels).toMatchObject(owner);
+      expect(child.metadata.labels).not.toHaveProperty([OWNER_NAMESPACE_LABEL]);
+    }
+  });
+
+  it('serve the registry on port 5000, the headless Service governing the StatefulSet, both selecting its Pods', () => {
+    const service = find(hub, 'Service', 'registry-mirror-docker-hub');
+    const headless = find(hub, 'Service', 'registry-mirror-docker-hub-headless');
+    const statefulSet = find(hub, 'StatefulSet');
+    const spec = statefulSet.spec as Json;
+    expect(service.spec).toMatchObject({ type: 'ClusterIP', ports: [{ port: 5000, targetPort: 'registry' }] });
+    expect(headless.spec).toMatchObject({ clusterIP: 'None', ports: [{ port: 5000 }] });
+    expect(spec.serviceName).toBe(headless.metadata.name);
+    expect(spec.replicas).toBe(1);
+    for (const s of [service, headless]) expect((s.spec as Json).selector).toEqual(spec.selector.matchLabels);
+    expect(spec.template.metadata.labels).toEqual(spec.selector.matchLabels);
+    expect(container(statefulSet)).toMatchObject({ image: 'registry:2', ports: [{ containerPort: 5000 }] });
+    expect(container(statefulSet).readinessProbe).toEqual({ httpGet: { path: '/', port: 5000 }, periodSeconds: 10 });
+  });
+
+  it('keep the cache on the standalone PVC, 10Gi ReadWriteOnce by default, mounted at /var/lib/registry', () => {
+    const pvc = find(hub, 'PersistentVolumeClaim');
+    expect(pvc.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } });
+    const statefulSet = find(hub, 'StatefulSet');
+    expect((statefulSet.spec as Json).volumeClaimTemplates).toBeUndefined();
+    expect(podSpec(statefulSet).volumes).toContainEqual({ name: 'cache', persistentVolumeClaim: { claimName: pvc.metadata.name } });
+    expect(container(statefulSet).volumeMounts).toContainEqual({ name: 'cache', mountPath: '/var/lib/registry' });
+  });
+
+  it('size the cache from the construct\u2019s cacheSize', () => {
+    const chart = Testing.chart();
+    new RegistryMirrorCache(chart, 'cache', { names: mirrorNames('hub'), spec: { upstreamUrl: 'registry-1.docker.io' }, cacheSize: '50Gi' });
+    const pvc = Testing.synth(chart).find((o) => o.kind === 'PersistentVolumeClaim');
+    expect(pvc.spec.resources.requests.storage).toBe('50Gi');
+  });
+
+  it('run the cache under the restricted profile, with a writable volume for its uid', () => {
+    const statefulSet = find(hub, 'StatefulSet');
+    const pod = podSpec(statefulSet);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext.runAsUser).toBeGreaterThanOrEqual(10000);
+    expect(pod.securityContext.runAsGroup).toBeGreaterThanOrEqual(10000);
+    expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const c = container(statefulSet);
+    expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    for (const bound of ['requests', 'limits']) expect(Object.keys(c.resources[bound]).sort()).toEqual(['cpu', 'ephemeral-storage', 'memory']);
+  });
+
+  it('point the cache at the upstream over HTTPS and the nodes at the cache', () => {
+    const ghcr = render({ upstreamUrl: 'myregistry.example:5443' });
+    expect(envOf(find(hub, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://registry-1.docker.io' });
+    expect(envOf(find(ghcr, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://myregistry.example:5443' });
+    const script = container(find(ghcr, 'DaemonSet')).command[2];
+    expect(script).toContain(`${NODE_CERTS_MOUNT}/myregistry.example:5443`);
+    expect(script).toContain("'myregistry.example:5443'");
+    expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', `rm -rf "${NODE_CERTS_MOUNT}/myregistry.example:5443"`]);
+  });
+
+  it('let the cache reach DNS, HTTPS and the upstream\u2019s own port, and nothing else', () => {
+    const egressPorts = (children: Manifest[]) =>
+      ((find(children, 'NetworkPolicy', 'registry-mirror-docker-hub').spec as Json).egress as Json[]).flatMap((rule) => rule.ports.map((p: Json) => `${p.protocol}/${p.port}`));
+    expect(egressPorts(hub)).toEqual(['UDP/53', 'TCP/53', 'TCP/443']);
+    expect(egressPorts(render({ upstreamUrl: 'myregistry.example:5443' }))).toEqual(['UDP/53', 'TCP/53', 'TCP/443', 'TCP/5443']);
+    const utils = find(hub, 'NetworkPolicy', 'registry-mirror-docker-hub-utils').spec as Json;
+    expect(utils).toEqual({ podSelector: (find(hub, 'DaemonSet').spec as Json).selector, policyTypes: ['Ingress', 'Egress'] });
+  });
+
+  it('log in with the credentials Secret by reference only, and not at all without one', () => {
+    const credentialNames = ['REGISTRY_PROXY_USERNAME', 'REGISTRY_PROXY_PASSWORD'];
+    expect(envOf(find(hub, 'StatefulSet')).map((e) => e.name)).not.toEqual(expect.arrayContaining([credentialNames[0]]));
+    const withLogin = render({ upstreamUrl: 'registry-1.docker.io', credentialsSecret: 'hub-login' });
+    const env = envOf(find(withLogin, 'StatefulSet'));
+    expect(env.filter((e) => credentialNames.includes(e.name))).toEqual([
+      { name: 'REGISTRY_PROXY_USERNAME', valueFrom: { secretKeyRef: { name: 'hub-login', key: 'username' } } },
+      { name: 'REGISTRY_PROXY_PASSWORD', valueFrom: { secretKeyRef: { name: 'hub-login', key: 'password' } } },
+    ]);
+  });
+
+  it('never hold a secret value: no Secret, no credential literal, no user info in a URL', () => {
+    const withLogin = render({ upstreamUrl: 'registry-1.docker.io', credentialsSecret: 'hub-login' });
+    expect(withLogin.map((c) => c.kind)).not.toContain('Secret');
+    for (const workload of withLogin.filter((c) => c.kind === 'StatefulSet' || c.kind === 'DaemonSet')) {
+      for (const c of podSpec(workload).containers) {
+        for (const e of c.env ?? []) if (/USER|PASS|TOKEN|SECRET/.test(e.name)) expect(e.value).toBeUndefined();
+        expect(c.envFrom).toBeUndefined();
+      }
+    }
+    expect(JSON.stringify(withLogin)).not.toMatch(/:\/\/[^/"]*@/);
+  });
+
+  it('keep Pod selectors to the owner\u2019s name, so a spec change never needs a new (immutable) selector', () => {
+    const other = render({ upstreamUrl: 'quay.io', credentialsSecret: 'quay' });
+    for (const kind of ['StatefulSet', 'DaemonSet']) expect((find(other, kind).spec as Json).selector).toEqual((find(hub, kind).spec as Json).selector);
+  });
+
+  it('refuse an upstream the schema would not accept rather than put it in a shell script', () => {
+    const bad = { ...mirror({ upstreamUrl: 'registry-1.docker.io' }), spec: { upstreamUrl: 'x; rm -rf /' } };
+    expect(() => renderChildren(registryMirrorKind, bad)).toThrow(/spec\.upstreamUrl/);
+  });
+});
+
+describe('RegistryMirror node configuration DaemonSet', () => {
+  const [daemonSet] = render({ upstreamUrl: 'registry-1.docker.io' }).filter((c) => c.kind === 'DaemonSet');
+  const pod = podSpec(daemonSet);
+
+  it('is the one root Pod: a hostPath of containerd\u2019s certs.d, otherwise tight', () => {
+    expect(pod.volumes).toEqual([{ name: 'certs-d', hostPath: { path: '/etc/containerd/certs.d', type: 'DirectoryOrCreate' } }]);
+    expect(pod.securityContext).toEqual({ runAsNonRoot: false, runAsUser: 0, runAsGroup: 0, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.hostNetwork ?? false).toBe(false);
+    const c = container(daemonSet);
+    expect(c.image).toBe('busybox:1.37');
+    expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
+    for (const bound of ['requests', 'limits']) expect(Object.keys(c.resources[bound]).sort()).toEqual(['cpu', 'ephemeral-storage', 'memory']);
+  });
+
+  it('gets the ClusterIP from the variable kubelet sets for the mirror\u2019s Service', () => {
+    expect(pod.enableServiceLinks).toBe(true);
+    expect(container(daemonSet).command[2]).toContain('${REGISTRY_MIRROR_DOCKER_HUB_SERVICE_HOST:-}');
+  });
+
+  describe('script, run by sh against a directory standing in for the node\u2019s certs.d', () => {
+    let certsDir: string;
+    let group: number | undefined;
+    beforeEach(() => (certsDir = mkdtempSync(join(tmpdir(), 'certs.d-'))));
+    afterEach(() => {
+      // In a container the script's background sleep dies with it; here it must be stopped by hand.
+      try {
+        if (group) process.kill(-group, 'SIGKILL');
+      } catch {
+        // The script had nothing left running.
+      }
+      group = undefined;
+      rmSync(certsDir, { recursive: true, force: true });
+    });
+
+    const names = mirrorNames('docker-hub');
+    const start = (env: Record<string, string>) => {
+      const script = nodeConfigScript(names, 'registry-1.docker.io').replaceAll(NODE_CERTS_MOUNT, certsDir);
+      const child = spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+      group = child.pid;
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+      return { child, exited };
+    };
+    const until = async (condition: () => boolean) => {
+      for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(condition()).toBe(true);
+    };
+
+    it('writes hosts.toml for the upstream pointing at the ClusterIP, and removes it on SIGTERM', async () => {
+      const { child, exited } = start({ [names.serviceHostVariable]: '10.96.0.42' });
+      const hostsToml = join(certsDir, 'registry-1.docker.io', 'hosts.toml');
+      await until(() => existsSync(hostsToml));
+      expect(readFileSync(hostsToml, 'utf8')).toBe('server = "https://registry-1.docker.io"\n\n[host."http://10.96.0.42:5000"]\n  capabilities = ["pull", "resolve"]\n');
+      child.kill('SIGTERM');
+      expect((await exited).code).toBe(0);
+      expect(existsSync(join(certsDir, 'registry-1.docker.io'))).toBe(false);
+    });
+
+    it('fails, saying why, while the Service does not exist yet', async () => {
+      const { exited } = start({});
+      const { code, stderr } = await exited;
+      expect(code).toBe(1);
+      expect(stderr).toContain('REGISTRY_MIRROR_DOCKER_HUB_SERVICE_HOST is not set');
+      expect(existsSync(join(certsDir, 'registry-1.docker.io'))).toBe(false);
+    });
+  });
+});
+
+describe('RegistryMirror names', () => {
+  const longName = `${'a'.repeat(120)}.${'b'.repeat(132)}`;
+  const children = render({ upstreamUrl: 'registry-1.docker.io' }, longName);
+
+  it('stay within the limits for a 253-character owner name, deterministic and distinct', () => {
+    expect(longName).toHaveLength(MAX_NAME_LENGTH);
+    const limit: Record<string, number> = { Service: MAX_LABEL_LENGTH, StatefulSet: 52, DaemonSet: MAX_LABEL_LENGTH, NetworkPolicy: MAX_NAME_LENGTH, PersistentVolumeClaim: MAX_NAME_LENGTH };
+    for (const child of children) {
+      expect(child.metadata.name.length).toBeLessThanOrEqual(limit[child.kind]);
+      expect(child.metadata.name).toMatch(/^registry-mirror-a+(-b+)?-[0-9a-f]{8}(-headless|-utils|-cache)?$/);
+      expect(child.metadata.name).toMatch(/^[a-z]([-a-z0-9]*[a-z0-9])?$/);
+      for (const value of Object.values(child.metadata.labels ?? {})) expect(value.length).toBeLessThanOrEqual(MAX_LABEL_LENGTH);
+    }
+    expect(new Set(children.map((c) => `${c.kind}/${c.metadata.name}`)).size).toBe(children.length);
+    expect(render({ upstreamUrl: 'quay.io' }, longName).map((c) => c.metadata.name)).toEqual(children.map((c) => c.metadata.name));
+  });
+
+  it('have no dots where a Service name allows none, and stay apart from a dotless twin', () => {
+    const dotted = render({ upstreamUrl: 'registry-1.docker.io' }, 'docker.hub');
+    const dashed = render({ upstreamUrl: 'registry-1.docker.io' }, 'docker-hub');
+    for (const child of dotted) {
+      expect(child.metadata.name).toMatch(/^registry-mirror-docker-hub-[0-9a-f]{8}(-headless|-utils|-cache)?$/);
+      expect(dashed.map((c) => c.metadata.name)).not.toContain(child.metadata.name);
+    }
+    expect(find(dotted, 'StatefulSet').metadata.labels).toMatchObject({ 'cdk8s-operators.io/owner-name': 'docker.hub' });
+  });
+
+  it('derive the ClusterIP variable from the Service\u2019s real, shortened name', () => {
+    const service = find(children, 'Service', mirrorNames(longName).base);
+    const variable = `${service.metadata.name.toUpperCase().replaceAll('-', '_')}_SERVICE_HOST`;
+    expect(container(find(children, 'DaemonSet')).command[2]).toContain(`\${${variable}:-}`);
+    expect(mirrorNames(longName).endpoint).toBe(`${service.metadata.name}.registry-mirrors.svc:5000`);
+  });
+});
+
+describe('RegistryMirror kind', () => {
+  it('installs the registry-mirrors namespace: privileged enforced for the DaemonSet, restricted warned and audited', () => {
+    const chart = new Chart(new App(), 'install');
+    registryMirrorKind.install!(chart, { operatorNamespace: 'cdk8s-operators' });
+    expect(chart.toJson()).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name: 'registry-mirrors',
+          labels: {
+            'pod-security.kubernetes.io/enforce': 'privileged',
+            'pod-security.kubernetes.io/warn': 'restricted',
+            'pod-security.kubernetes.io/warn-version': 'latest',
+            'pod-security.kubernetes.io/audit': 'restricted',
+            'pod-security.kubernetes.io/audit-version': 'latest',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('manages exactly the kinds it renders, with no access to Secrets', () => {
+    const rendered = new Set(render({ upstreamUrl: 'registry-1.docker.io', credentialsSecret: 'hub' }).map((c) => c.kind.toLowerCase()));
+    const plural = (kind: string) => `${kind.replace(/y$/, 'ie')}s`;
+    const managed = registryMirrorKind.manages.flatMap((p) => p.resources);
+    expect(managed.sort()).toEqual([...rendered].map(plural).sort());
+    expect(managed).not.toContain('secrets');
+  });
+
+  it('renders the example\u2019s children as the preview shows them', () => {
+    const example = registryMirrorExample(Testing.chart(), 'ignored') as ApiObject;
+    const object = example.toJson();
+    expect(object.metadata).toEqual({ name: 'docker-hub' });
+    const result = validateResource(registryMirrorKind, object);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(renderChildren(registryMirrorKind, { ...object, spec: result.spec })).toMatchSnapshot();
+  });
+});
