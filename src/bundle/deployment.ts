@@ -44,9 +44,12 @@ export class ControllerDeployment extends Construct {
             // It talks to the API server, so it needs its token (cdk8s-plus would turn this off).
             automountServiceAccountToken: true,
             securityContext: { runAsNonRoot: true, runAsUser: UID, runAsGroup: UID, fsGroup: UID, seccompProfile: { type: 'RuntimeDefault' } },
-            topologySpreadConstraints: [
-              { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector },
-            ],
+            // Keep the leader and its stand-by on different nodes where there are several.
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
+              },
+            },
             containers: [
               {
                 name: 'controller',
@@ -58,8 +61,9 @@ export class ControllerDeployment extends Construct {
                 livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 20 },
                 readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
                 resources: {
-                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi') },
+                  // It writes nothing to disk but its log; the limit only guards against a runaway log.
+                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi'), 'ephemeral-storage': k8s.Quantity.fromString('64Mi') },
+                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi'), 'ephemeral-storage': k8s.Quantity.fromString('1Gi') },
                 },
                 securityContext: {
                   allowPrivilegeEscalation: false,

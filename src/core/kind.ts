@@ -75,7 +75,7 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   /** Declares one example resource under `scope` (with the typed class `cdk8s import` made from our CRD). */
   readonly example?: (scope: Construct, namespace: string) => ApiObject;
   /** Adds the children of one (validated) resource under `scope`. */
-  readonly render: (scope: Construct, resource: CustomResource<Spec, Status>, observation?: Observation) => void;
+  readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation) => void;
 }
 
 /** A rule over the whole object, in CEL for the API server and in TypeScript for the controller. */
@@ -105,7 +105,10 @@ export function apiVersionOf(kind: AnyKind): string {
 export type ValidationResult<Spec> = { ok: true; spec: Spec } | { ok: false; errors: FieldError[] };
 
 /** The controller's validation: the same schema the CRD carries, plus its CEL rules in TypeScript. */
-export function validateResource<Spec>(kind: KindDefinition<Spec, unknown, unknown>, object: Record<string, unknown>): ValidationResult<Spec> {
+export function validateResource<Spec>(
+  kind: Pick<KindDefinition<Spec>, 'spec' | 'objectRules' | 'specOf'>,
+  object: Record<string, unknown>,
+): ValidationResult<Spec> {
   const errors: FieldError[] = [];
   for (const rule of kind.objectRules ?? []) {
     if (!rule.holds(object)) errors.push({ field: rule.field, message: rule.message });

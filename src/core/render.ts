@@ -26,9 +26,9 @@ export class ChildrenChart extends Chart {
  * Renders one resource's children in a fresh in-memory app (a construct cannot be removed
  * from a tree, so every render starts from nothing) and returns them as JSON.
  */
-export function renderChildren<Spec, Status, Observation>(
-  kind: KindDefinition<Spec, Status, Observation>,
-  resource: CustomResource<Spec, Status>,
+export function renderChildren<Spec, Observation>(
+  kind: Pick<KindDefinition<Spec, unknown, Observation>, 'render'> & AnyKind,
+  resource: CustomResource<Spec>,
   observation?: Observation,
 ): Manifest[] {
   const chart = new ChildrenChart(new App(), 'children', kind, resource);

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { KubeObject } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { testKubeConfig } from '../support/cluster';
+import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
+
+const objects = testObjects();
+const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-examples.k8s.yaml'];
+const previewFiles = readdirSync(join(DIST, 'preview')).map((f) => join('preview', f));
+const helmTemplates = readdirSync(join(DIST, 'helm', 'templates')).map((f) => join('helm', 'templates', f));
+
+describe('dist/ on a real API server', () => {
+  beforeAll(async () => {
+    await installCrds(objects);
+    // A dry run persists nothing, so namespaced objects need their namespaces to exist for real.
+    for (const file of distFiles) for (const ns of loadYaml(join(DIST, file)).filter((o) => o.kind === 'Namespace')) await objects.apply(ns);
+  });
+
+  it.each([...distFiles, ...previewFiles, ...helmTemplates])('accepts every object of %s in a server-side dry-run apply', async (file) => {
+    const manifests = loadYaml(join(DIST, file));
+    expect(manifests.length).toBeGreaterThan(0);
+    for (const manifest of manifests) {
+      await expect(objects.apply(manifest, { dryRun: true }).then((o) => `${o.kind}/${o.metadata.name}`)).resolves.toBe(`${manifest.kind}/${manifest.metadata.name}`);
+    }
+  });
+});
+
+describe('the controller\u2019s RBAC, asked of the API server\u2019s own authorizer', () => {
+  const rest = new KubeRest(testKubeConfig());
+  const user = 'system:serviceaccount:cdk8s-operators:controller';
+  const allowed = async (verb: string, group: string, resource: string, namespace?: string, subresource?: string, name?: string) => {
+    const review = await rest.request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user, groups: ['system:serviceaccounts', 'system:serviceaccounts:cdk8s-operators', 'system:authenticated'], resourceAttributes: { verb, group, resource, namespace, subresource, name } },
+      },
+    });
+    return review.status.allowed;
+  };
+
+  beforeAll(async () => {
+    const rbac = loadYaml(join(DIST, '1-operator.k8s.yaml')).filter((o: KubeObject) => /Role|Namespace|ServiceAccount/.test(o.kind));
+    for (const object of rbac) await objects.apply(object);
+  });
+
+  it.each([
+    ['patch', 'operators.brennerm.github.io', 'exchangerates', 'team-a', 'status', undefined],
+    ['watch', 'operators.brennerm.github.io', 'exchangerates', undefined, undefined, undefined],
+    ['create', '', 'configmaps', 'team-a', undefined, undefined],
+    ['create', '', 'events', 'team-a', undefined, undefined],
+    ['list', 'apiextensions.k8s.io', 'customresourcedefinitions', undefined, undefined, undefined],
+    ['update', 'coordination.k8s.io', 'leases', 'cdk8s-operators', undefined, 'cdk8s-operators-leader'],
+  ])('allows %s on %s %s', async (verb, group, resource, namespace, subresource, name) => {
+    await expect(allowed(verb, group, resource, namespace, subresource, name)).resolves.toBe(true);
+  });
+
+  it.each([
+    ['update', 'operators.brennerm.github.io', 'exchangerates', 'team-a', undefined, undefined],
+    ['delete', 'apiextensions.k8s.io', 'customresourcedefinitions', undefined, undefined, undefined],
+    ['list', '', 'secrets', undefined, undefined, undefined],
+    ['update', 'coordination.k8s.io', 'leases', 'cdk8s-operators', undefined, 'someone-elses-lease'],
+    ['update', 'coordination.k8s.io', 'leases', 'kube-system', undefined, 'cdk8s-operators-leader'],
+    ['create', '', 'pods', 'team-a', undefined, undefined],
+    ['escalate', 'rbac.authorization.k8s.io', 'clusterroles', undefined, undefined, undefined],
+  ])('refuses %s on %s %s', async (verb, group, resource, namespace, subresource, name) => {
+    await expect(allowed(verb, group, resource, namespace, subresource, name)).resolves.toBe(false);
+  });
+});

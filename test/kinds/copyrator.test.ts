@@ -1,0 +1,74 @@
+import { validateResource } from '../../src/core/kind';
+import { renderChildren } from '../../src/core/render';
+import { COPIED_FROM_ANNOTATION, CopyratorSpec, copyratorKind, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
+
+const rule = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'shared', namespace: 'src' }, spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } };
+const configMap = (name: string, extra: Partial<SourceObject> = {}): SourceObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'src', labels: { copyrator: 'true', team: 'a' }, annotations: { note: 'keep me' } },
+  data: { key: 'value' },
+  ...extra,
+});
+
+describe('CopyratorRule copies', () => {
+  it('copies every source into every target, keeping data, labels and annotations but no identity', () => {
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [configMap('a'), configMap('b')], targets: ['t1', 't2'] });
+    expect(copies.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort()).toEqual(['t1/a', 't1/b', 't2/a', 't2/b']);
+    const copy = copies[0];
+    expect(copy.data).toEqual({ key: 'value' });
+    expect(copy.metadata.labels).toMatchObject({ copyrator: 'true', team: 'a', 'app.kubernetes.io/managed-by': 'cdk8s-operators' });
+    expect(copy.metadata.annotations).toEqual({ note: 'keep me', [COPIED_FROM_ANNOTATION]: 'src/a' });
+    expect(Object.keys(copy.metadata).sort()).toEqual(['annotations', 'labels', 'name', 'namespace']);
+  });
+
+  it('keeps a Secret\u2019s type and never copies service-account tokens or kube-root-ca.crt', () => {
+    const secret: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: 'src' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Y2VydA==' } };
+    const token: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sa', namespace: 'src' }, type: 'kubernetes.io/service-account-token' };
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [secret, token, configMap('kube-root-ca.crt')], targets: ['t'] });
+    expect(copies.map((c) => [c.kind, c.metadata.name, c.type])).toEqual([['Secret', 'tls', 'kubernetes.io/tls']]);
+  });
+
+  it('drops kubectl\u2019s last-applied record, which names the source namespace', () => {
+    const source = configMap('a', { metadata: { name: 'a', namespace: 'src', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
+    const [copy] = renderChildren(copyratorKind, rule as never, { sources: [source], targets: ['t'] });
+    expect(Object.keys(copy.metadata.annotations!)).toEqual([COPIED_FROM_ANNOTATION]);
+  });
+
+  it('renders nothing without an observation (a synth preview cannot know the sources)', () => {
+    expect(renderChildren(copyratorKind, rule as never)).toEqual([]);
+  });
+});
+
+describe('CopyratorRule namespaces', () => {
+  const spec = (extra: Partial<CopyratorSpec> = {}): CopyratorSpec => ({ ruleType: 'configmap', selector: { a: 'b' }, ...extra });
+  const all = [
+    { name: 'src' },
+    { name: 'default' },
+    { name: 'kube-system' },
+    { name: 'kube-public' },
+    { name: 'prod', labels: { env: 'prod' } },
+    { name: 'dev', labels: { env: 'dev' } },
+    { name: 'leaving', phase: 'Terminating' },
+  ];
+
+  it('copies from the rule\u2019s own namespace by default, plus namespace and namespaces', () => {
+    expect(sourceNamespaces(spec(), 'src')).toEqual(['src']);
+    expect(sourceNamespaces(spec({ namespace: 'other', namespaces: ['b', 'a'] }), 'src')).toEqual(['a', 'b', 'other']);
+  });
+  it('targets every Active namespace except the sources and kube-*', () => {
+    expect(targetNamespaces(spec(), 'src', all)).toEqual(['default', 'dev', 'prod']);
+  });
+  it('narrows by targetNamespaces, namespaceSelector and excludeNamespaces', () => {
+    expect(targetNamespaces(spec({ targetNamespaces: ['prod', 'kube-system', 'src'] }), 'src', all)).toEqual(['prod']);
+    expect(targetNamespaces(spec({ namespaceSelector: { env: 'prod' } }), 'src', all)).toEqual(['prod']);
+    expect(targetNamespaces(spec({ excludeNamespaces: ['default'] }), 'src', all)).toEqual(['dev', 'prod']);
+  });
+});
+
+describe('CopyratorRule layouts', () => {
+  it('reads the original top-level layout into the canonical spec', () => {
+    const legacy = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' };
+    expect(validateResource(copyratorKind, legacy)).toEqual({ ok: true, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } });
+  });
+});

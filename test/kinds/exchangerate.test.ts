@@ -1,0 +1,48 @@
+import { CustomResource, validateResource } from '../../src/core/kind';
+import { renderChildren } from '../../src/core/render';
+import { ExchangeRateSpec, exchangeRateKind } from '../../src/kinds/exchangerate';
+
+function exchangeRate(spec: Record<string, unknown>, name = 'usd'): CustomResource<ExchangeRateSpec> {
+  const object = { apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name, namespace: 'team-a' }, spec };
+  const result = validateResource(exchangeRateKind, object);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return { ...object, spec: result.spec };
+}
+
+describe('ExchangeRate children', () => {
+  it('is one ConfigMap named after the ExchangeRate, with base and currency, in its namespace', () => {
+    const [configMap, ...rest] = renderChildren(exchangeRateKind, exchangeRate({ currency: 'USD' }));
+    expect(rest).toEqual([]);
+    expect(configMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'usd', namespace: 'team-a' }, data: { base: 'EUR', currency: 'USD' } });
+  });
+
+  it('publishes the quote as the original did (rate as a string) plus the provider date', () => {
+    const [configMap] = renderChildren(exchangeRateKind, exchangeRate({ currency: 'USD' }), { rate: '1.0512', date: '2026-11-20' });
+    expect(configMap.data).toEqual({ base: 'EUR', currency: 'USD', rate: '1.0512', date: '2026-11-20' });
+  });
+
+  it('honours base and configMapName', () => {
+    const [configMap] = renderChildren(exchangeRateKind, exchangeRate({ currency: 'JPY', base: 'USD', configMapName: 'yen' }));
+    expect(configMap.metadata.name).toBe('yen');
+    expect(configMap.data).toMatchObject({ base: 'USD', currency: 'JPY' });
+  });
+
+  it('labels the ConfigMap with its owner, even for a 253-character owner name', () => {
+    const name = `${'a'.repeat(250)}-xy`;
+    const [configMap] = renderChildren(exchangeRateKind, exchangeRate({ currency: 'USD' }, name));
+    expect(configMap.metadata.name).toBe(name);
+    const labels = configMap.metadata.labels!;
+    expect(labels['app.kubernetes.io/managed-by']).toBe('cdk8s-operators');
+    expect(labels['cdk8s-operators.io/owner-kind']).toBe('exchangerates.operators.brennerm.github.io');
+    expect(labels['cdk8s-operators.io/owner-namespace']).toBe('team-a');
+    for (const value of Object.values(labels)) expect(value).toMatch(/^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/i);
+  });
+
+  it('defaults refreshInterval to 1h and base to EUR', () => {
+    expect(exchangeRate({ currency: 'USD' }).spec).toEqual({ currency: 'USD', base: 'EUR', refreshInterval: '1h' });
+  });
+
+  it('renders the same output as the snapshot', () => {
+    expect(renderChildren(exchangeRateKind, exchangeRate({ currency: 'CHF', refreshInterval: '15m' }), { rate: '0.93', date: '2026-11-20' })).toMatchSnapshot();
+  });
+});
