@@ -11,6 +11,7 @@ import {
   MIRRORS_NAMESPACE,
   NODE_CERTS_MOUNT,
   nodeConfigScript,
+  removeCommand,
   RegistryMirrorCache,
   registryMirrorExample,
   registryMirrorKind,
@@ -211,14 +212,14 @@ describe('RegistryMirror node configuration DaemonSet', () => {
       expect(condition()).toBe(true);
     };
 
-    it('writes hosts.toml for the upstream pointing at the ClusterIP, and removes it on SIGTERM', async () => {
+    it('writes hosts.toml for Docker Hub (docker.io) pointing at the ClusterIP, and removes it on SIGTERM', async () => {
       const { child, exited } = start({ [names.serviceHostVariable]: '10.96.0.42' });
-      const hostsToml = join(certsDir, 'registry-1.docker.io', 'hosts.toml');
+      const hostsToml = join(certsDir, 'docker.io', 'hosts.toml');
       await until(() => existsSync(hostsToml));
       expect(readFileSync(hostsToml, 'utf8')).toBe('server = "https://registry-1.docker.io"\n\n[host."http://10.96.0.42:5000"]\n  capabilities = ["pull", "resolve"]\n');
       child.kill('SIGTERM');
       expect((await exited).code).toBe(0);
-      expect(existsSync(join(certsDir, 'registry-1.docker.io'))).toBe(false);
+      expect(existsSync(join(certsDir, 'docker.io'))).toBe(false);
     });
 
     it('fails, saying why, while the Service does not exist yet', async () => {
@@ -226,7 +227,7 @@ describe('RegistryMirror node configuration DaemonSet', () => {
       const { code, stderr } = await exited;
       expect(code).toBe(1);
       expect(stderr).toContain('REGISTRY_MIRROR_DOCKER_HUB_SERVICE_HOST is not set');
-      expect(existsSync(join(certsDir, 'registry-1.docker.io'))).toBe(false);
+      expect(existsSync(join(certsDir, 'docker.io'))).toBe(false);
     });
   });
 });
@@ -303,5 +304,17 @@ describe('RegistryMirror kind', () => {
     const result = validateResource(registryMirrorKind, object);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(renderChildren(registryMirrorKind, { ...object, spec: result.spec })).toMatchSnapshot();
+  });
+});
+
+describe('the registry containerd is pointed at', () => {
+  it('is docker.io for Docker Hub, whose images never name registry-1.docker.io', () => {
+    const script = nodeConfigScript(mirrorNames('hub'), 'registry-1.docker.io');
+    expect(script).toContain('dir="/host/certs.d/docker.io"');
+    expect(script).toContain(`'registry-1.docker.io'`);
+    expect(removeCommand('registry-1.docker.io')).toBe('rm -rf "/host/certs.d/docker.io"');
+  });
+  it('is the upstream itself for any other registry', () => {
+    expect(nodeConfigScript(mirrorNames('q'), 'quay.io:443')).toContain('dir="/host/certs.d/quay.io:443"');
   });
 });

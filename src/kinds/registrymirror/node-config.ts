@@ -17,9 +17,18 @@ export const NODE_CERTS_MOUNT = '/host/certs.d';
 const MOUNT = NODE_CERTS_MOUNT;
 const q = (text: string) => k8s.Quantity.fromString(text);
 
+/**
+ * The registry name containerd looks up in certs.d: the one image references use. Docker Hub
+ * is served from registry-1.docker.io but images name it docker.io, so a mirror of it must
+ * configure docker.io or it would never be used.
+ */
+export function containerdRegistryName(upstream: string): string {
+  return upstream === 'registry-1.docker.io' ? 'docker.io' : upstream;
+}
+
 /** The shell command that removes the mirror's configuration from the node. */
 export function removeCommand(upstream: string): string {
-  return `rm -rf "${MOUNT}/${upstream}"`;
+  return `rm -rf "${MOUNT}/${containerdRegistryName(upstream)}"`;
 }
 
 /**
@@ -37,7 +46,7 @@ export function nodeConfigScript(names: MirrorNames, upstream: string): string {
     `  echo "${variable} is not set: Service ${names.base} did not exist when this container started; exiting so that the restart finds it" >&2`,
     '  exit 1',
     'fi',
-    `dir="${MOUNT}/${upstream}"`,
+    `dir="${MOUNT}/${containerdRegistryName(upstream)}"`,
     `trap '${removeCommand(upstream)}; exit 0' TERM INT`,
     'mkdir -p "$dir"',
     // Written aside and renamed, so containerd never reads half a file.
