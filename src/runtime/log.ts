@@ -1,0 +1,77 @@
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** A logger whose every line also carries `fields`, e.g. child({ kind, namespace, name }). */
+  child(fields: LogFields): Logger;
+}
+
+export interface LoggerOptions {
+  /** The least severe level written. Default: info. */
+  readonly level?: LogLevel;
+  /** Where each line (without its newline) goes. Default: process.stdout. */
+  readonly write?: (line: string) => void;
+  /** Fields on every line. Default: none. */
+  readonly base?: LogFields;
+  /** Write Error stacks too. Default: false: a stack is noise in a steady log and may show file paths. */
+  readonly stacks?: boolean;
+}
+
+const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Any field whose name contains one of these is written as "[redacted]", at any depth. */
+const SECRET_NAME = /password|token|secret|authorization/i;
+
+/** Keys every line starts with; a field of the same name is written as `fields.<key>` instead of hiding them. */
+const RESERVED = new Set(['time', 'level', 'msg']);
+
+/** A JSON-lines logger: one object per line, so log collectors need no parsing rules. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const minimum = SEVERITY[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => void process.stdout.write(line + '\n'));
+  const stacks = options.stacks ?? false;
+
+  const make = (base: LogFields): Logger => {
+    const log = (level: LogLevel) => (msg: string, fields?: LogFields) => {
+      if (SEVERITY[level] < minimum) return;
+      const line: LogFields = { time: new Date().toISOString(), level, msg };
+      for (const [key, value] of Object.entries({ ...base, ...fields })) {
+        line[RESERVED.has(key) ? `fields.${key}` : key] = clean(key, value, stacks, new WeakSet());
+      }
+      write(JSON.stringify(line));
+    };
+    return {
+      debug: log('debug'),
+      info: log('info'),
+      warn: log('warn'),
+      error: log('error'),
+      child: (fields) => make({ ...base, ...fields }),
+    };
+  };
+  return make(options.base ?? {});
+}
+
+/** A value made safe for JSON.stringify: secrets redacted, Errors reduced, cycles and bigints handled, so logging never throws. */
+function clean(key: string, value: unknown, stacks: boolean, ancestors: WeakSet<object>): unknown {
+  if (SECRET_NAME.test(key) && value !== undefined) return '[redacted]';
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return stacks ? { message: value.message, name: value.name, stack: value.stack } : { message: value.message, name: value.name };
+  // Dates, URLs and the like say how they want to be written.
+  const toJSON = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJSON === 'function') return clean(key, toJSON.call(value), stacks, ancestors);
+  // `ancestors` holds only the objects above this one, so an object shared by two fields is written twice, not taken for a cycle.
+  if (ancestors.has(value)) return '[circular]';
+  ancestors.add(value);
+  let out: unknown;
+  if (Array.isArray(value)) out = value.map((item) => clean('', item, stacks, ancestors));
+  else out = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(k, v, stacks, ancestors)]));
+  ancestors.delete(value);
+  return out;
+}
