@@ -32,7 +32,10 @@ const RESERVED = new Set(['time', 'level', 'msg']);
 
 /** A JSON-lines logger: one object per line, so log collectors need no parsing rules. */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const minimum = SEVERITY[options.level ?? 'info'];
+  const level = options.level ?? 'info';
+  // The level often comes straight from a flag; an unknown one would otherwise silently log everything.
+  if (!Object.hasOwn(SEVERITY, level)) throw new Error(`log level must be one of ${Object.keys(SEVERITY).join(', ')}, got ${JSON.stringify(level)}`);
+  const minimum = SEVERITY[level];
   const write = options.write ?? ((line: string) => void process.stdout.write(line + '\n'));
   const stacks = options.stacks ?? false;
 

@@ -82,6 +82,7 @@ describe('createLogger', () => {
     expect(seen('debug')).toEqual(['debug', 'info', 'warn', 'error', 'child debug']);
     expect(seen('warn')).toEqual(['warn', 'error']);
     expect(seen('error')).toEqual(['error']);
+    expect(() => createLogger({ level: 'verbose' as LogLevel })).toThrow('log level must be one of debug, info, warn, error, got "verbose"');
   });
 
   it('never throws on values JSON cannot write: cycles, bigints, functions; writes a shared object twice', () => {
