@@ -1,9 +1,12 @@
 import { KINDS } from './kinds';
 import { InputError, renderFile } from './render-command';
+import { OptionError } from './runtime/config';
+import { runController } from './runtime/main';
 
 const USAGE = `usage: cdk8s-operators <command> [options]
 
 commands:
+  controller         run the controller (see cdk8s-operators controller --help)
   render -f <file>   print the children the controller would apply for the custom
                      resources in <file> (YAML, several documents allowed; - reads stdin)
 
@@ -11,7 +14,7 @@ options:
   -h, --help         show this help`;
 
 /** Runs one CLI invocation; returns the exit code. */
-export function main(args: string[], out: (text: string) => void, err: (text: string) => void): number {
+export async function main(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const [command, ...rest] = args;
   if (!command || command === '-h' || command === '--help') {
     out(USAGE);
@@ -29,9 +32,10 @@ export function main(args: string[], out: (text: string) => void, err: (text: st
       out(renderFile(file, KINDS));
       return 0;
     }
+    if (command === 'controller') return await runController(rest, process.env, KINDS);
     throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
   } catch (e) {
-    if (e instanceof InputError) {
+    if (e instanceof InputError || e instanceof OptionError) {
       err(`cdk8s-operators: ${e.message}`);
       return 1;
     }
@@ -40,5 +44,5 @@ export function main(args: string[], out: (text: string) => void, err: (text: st
 }
 
 if (require.main === module) {
-  process.exitCode = main(process.argv.slice(2), (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`), (t) => process.stderr.write(`${t}\n`));
+  void main(process.argv.slice(2), (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`), (t) => process.stderr.write(`${t}\n`)).then((code) => process.exit(code));
 }

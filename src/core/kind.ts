@@ -74,8 +74,49 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly install?: (scope: Construct, context: InstallContext) => void;
   /** Declares one example resource under `scope` (with the typed class `cdk8s import` made from our CRD). */
   readonly example?: (scope: Construct, namespace: string) => ApiObject;
+  /** What the controller does for the kind beyond rendering; none means render and apply only. */
+  readonly controller?: KindController<Spec, Status, Observation>;
   /** Adds the children of one (validated) resource under `scope`. */
   readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation) => void;
+}
+
+/** An option a kind adds to the controller's flags and environment variables. */
+export interface KindOption {
+  /** The flag without dashes; the environment variable is the same in upper snake case. */
+  readonly name: string;
+  readonly description: string;
+  readonly type: 'string' | 'integer' | 'boolean' | 'duration' | 'list';
+  readonly default?: string;
+}
+
+/** What a kind's observer is given once, when the controller starts. */
+export interface ObserverContext {
+  /** The parsed values of the kind's options (durations in milliseconds). */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** An observation that failed in a way the user should read in status, e.g. a provider that is down. */
+export class ObservationError extends Error {
+  constructor(
+    /** A CamelCase reason for the Ready condition. */
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The kind-specific steps of a reconcile; everything else is the generic runtime's. */
+export interface KindController<Spec, Status, Observation> {
+  readonly options?: readonly KindOption[];
+  /** Creates, once, the function that looks at the world for one resource before rendering. */
+  readonly observer?: (context: ObserverContext) => (resource: CustomResource<Spec, Status>) => Promise<Observation>;
+  /** The kind's own status fields, beside conditions and observedGeneration. */
+  readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined) => Partial<Status>;
+  /** The Ready condition's reason when all is well. @default Reconciled */
+  readonly readyReason?: string;
+  /** Reconcile again after this long although nothing changed (e.g. to refresh a rate). */
+  readonly requeueAfterMs?: (spec: Spec, observation: Observation | undefined) => number;
 }
 
 /** A rule over the whole object, in CEL for the API server and in TypeScript for the controller. */

@@ -19,6 +19,19 @@ export class KubeRest {
   }
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, { ...options, signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** A GET whose body is read as it arrives (a watch); fails like `request` on an error status. */
+  async stream(path: string, query: Record<string, string | undefined>, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+    const response = await this.send('GET', path, { query, signal });
+    if (!response.body) throw new KubeError('GET', path, response.status, 'no body');
+    return response.body;
+  }
+
+  private async send(method: string, path: string, options: RequestOptions & { signal: AbortSignal }) {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const ctx = new k8s.RequestContext(url.toString(), method as k8s.HttpMethod);
@@ -30,11 +43,10 @@ export class KubeRest {
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       dispatcher: ctx.getDispatcher() as never,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      signal: options.signal,
     });
-    const text = await response.text();
-    if (!response.ok) throw new KubeError(method, url.pathname, response.status, text);
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (!response.ok) throw new KubeError(method, url.pathname, response.status, await response.text());
+    return response;
   }
 }
 

@@ -1,13 +1,14 @@
 import { KindDefinition } from '../../core/kind';
 import { exchangeRateExample } from './example';
-import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus, Quote } from './api';
+import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus } from './api';
+import { exchangeRateController, ObservedQuote } from './controller';
 import { ExchangeRateConfigMap } from './configmap';
 
 export * from './api';
 export * from './configmap';
 
 /** ExchangeRate: publishes a currency's exchange rate into a ConfigMap (drop-in for brennerm's operator). */
-export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStatus, Quote> = {
+export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStatus, ObservedQuote> = {
   group: 'operators.brennerm.github.io',
   version: 'v1',
   kind: 'ExchangeRate',
@@ -25,6 +26,7 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
     { name: 'Date', type: 'string', jsonPath: '.status.date', description: 'The provider\u2019s date of the rate.', priority: 1 },
   ],
   example: exchangeRateExample,
+  controller: exchangeRateController,
   manages: [{ apiGroup: '', resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
   render: (scope, resource, quote) => {
     new ExchangeRateConfigMap(scope, 'rate', { ownerName: resource.metadata.name, spec: resource.spec, quote });

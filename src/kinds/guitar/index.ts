@@ -1,4 +1,5 @@
 import { KindDefinition } from '../../core/kind';
+import { guitarController } from './controller';
 import { guitarExample } from './example';
 import { GuitarSpec, guitarSpec, GuitarStatus, guitarStatus } from './api';
 
@@ -23,6 +24,7 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
     { name: 'Comment', type: 'string', jsonPath: '.status.comment', description: 'The reviewer\u2019s comment.', priority: 1 },
   ],
   example: guitarExample,
+  controller: guitarController,
   manages: [],
   render: () => {
     // A review is status only; there is nothing to create.

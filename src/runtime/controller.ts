@@ -1,0 +1,195 @@
+import { AnyKind, CustomResource } from '../core/kind';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
+import { KubeObject, ObjectClient } from '../kube/objects';
+import { isNotFound, KubeRest } from '../kube/rest';
+import { EventRecorder } from './events';
+import { Informer } from './informer';
+import { Logger } from './log';
+import { Metrics } from './metrics';
+import { WorkQueue } from './queue';
+import { reconcile, ReconcileContext } from './reconciler';
+
+export interface ControllerSettings {
+  readonly kinds: readonly AnyKind[];
+  /** Serve only these namespaces' objects; all when empty. */
+  readonly namespaces: readonly string[];
+  readonly workers: number;
+  readonly resyncMs: number;
+  /** The parsed values of every kind's options. */
+  readonly kindOptions: Readonly<Record<string, unknown>>;
+  /** This replica's name in Events and logs. */
+  readonly identity: string;
+}
+
+type Owner = CustomResource & KubeObject;
+
+/**
+ * The generic engine: for each kind, once its CRD is established, a cache of its objects and
+ * of the children it manages; every change queues the owner; workers reconcile one key at a time.
+ */
+export class Controller {
+  private readonly queue = new WorkQueue();
+  private readonly contexts = new Map<string, ReconcileContext>();
+  private readonly informers: Array<Pick<Informer, 'hasSynced' | 'start' | 'stop'>> = [];
+  private readonly objects: ObjectClient;
+  private stopping = false;
+  private readonly running: Promise<void>[] = [];
+  private readonly metrics;
+
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly settings: ControllerSettings,
+    private readonly log: Logger,
+    registry: Metrics,
+  ) {
+    this.objects = new ObjectClient(rest, PRODUCT);
+    this.metrics = {
+      reconciles: registry.counter('cdk8s_operators_reconciles_total', 'Reconciles by kind and result.', ['kind', 'result']),
+      duration: registry.histogram('cdk8s_operators_reconcile_duration_seconds', 'Time one reconcile took.', ['kind']),
+      writes: registry.counter('cdk8s_operators_child_writes_total', 'Children applied or pruned.', ['kind', 'action']),
+      depth: registry.gauge('cdk8s_operators_workqueue_depth', 'Keys waiting to be reconciled.'),
+    };
+  }
+
+  /** Whether every kind whose CRD exists has a filled cache. */
+  get synced(): boolean {
+    return this.informers.every((i) => i.hasSynced);
+  }
+
+  /** Starts every kind (each as soon as its CRD is established) and the workers; returns at once. */
+  start(): void {
+    for (const kind of this.settings.kinds) this.running.push(this.startKind(kind));
+    for (let i = 0; i < this.settings.workers; i++) this.running.push(this.work());
+  }
+
+  /** Finishes the reconciles under way, then stops watching. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.queue.shutDown();
+    await Promise.allSettled(this.running);
+    for (const informer of this.informers) informer.stop();
+  }
+
+  private async startKind(kind: AnyKind): Promise<void> {
+    const log = this.log.child({ kind: kind.kind });
+    if (!(await this.waitForCrd(kind, log))) return;
+    const group = `${kind.plural}.${kind.group}`;
+    const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
+    const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}` }, log));
+    for (const informer of owners) {
+      informer.on((type, object, previous) => {
+        if (type !== 'updated' || needsReconcile(object, previous)) this.queue.add(`${group}|${keyOf(object)}`);
+      });
+    }
+    const children = await this.childInformers(kind, log);
+    const ctx: ReconcileContext = {
+      kind,
+      objects: this.objects,
+      owner: (key) => owners.map((informer) => informer.cache.get(key)).find(Boolean),
+      children,
+      observe: kind.controller?.observer?.({ options: this.settings.kindOptions }) as ReconcileContext['observe'],
+      events: new EventRecorder(this.rest, kind, this.settings.identity, log),
+      log: this.log,
+      resyncMs: this.settings.resyncMs,
+    };
+    this.contexts.set(group, ctx);
+    for (const informer of [...owners, ...children.values()]) {
+      this.informers.push(informer);
+      informer.start();
+    }
+    log.info('serving', { children: [...children.keys()] });
+  }
+
+  /** The CRD is installed by GitOps, maybe after the controller starts: wait for it, saying why. */
+  private async waitForCrd(kind: AnyKind, log: Logger): Promise<boolean> {
+    const name = `${kind.plural}.${kind.group}`;
+    let waited = 0;
+    while (!this.stopping) {
+      try {
+        const crd = await this.rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+        if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return true;
+        if (waited % 30 === 0) log.info('waiting for the CRD to become established', { crd: name });
+      } catch (err) {
+        if (waited % 30 === 0) log.info(isNotFound(err) ? 'waiting for the CRD to be installed' : 'cannot read the CRD yet', { crd: name, error: isNotFound(err) ? undefined : (err as Error) });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      waited++;
+    }
+    return false;
+  }
+
+  /** A labelled cache of every namespaced collection the kind manages and may list and watch. */
+  private async childInformers(kind: AnyKind, log: Logger): Promise<Map<string, Informer>> {
+    const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
+    const children = new Map<string, Informer>();
+    for (const permission of kind.manages) {
+      if (!permission.verbs.includes('list') || !permission.verbs.includes('watch')) continue;
+      if (permission.optIn && !this.settings.kindOptions[`enable-${permission.optIn}`]) continue;
+      const groupVersion = permission.apiGroup ? (await this.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${permission.apiGroup}`)).preferredVersion.groupVersion : 'v1';
+      const base = permission.apiGroup ? `/apis/${groupVersion}` : '/api/v1';
+      const { resources } = await this.rest.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', base);
+      for (const name of permission.resources) {
+        const resource = resources.find((r) => r.name === name);
+        if (!resource?.namespaced) continue;
+        const informer = new Informer(this.rest, { path: `${base}/${name}`, labelSelector: selector }, log);
+        informer.on((_type, child) => {
+          const owner = ownerKeyOf(kind, child);
+          if (owner) this.queue.add(`${kind.plural}.${kind.group}|${owner}`);
+        });
+        children.set(`${groupVersion}/${resource.kind}`, informer);
+      }
+    }
+    return children;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const item = await this.queue.next();
+      if (item === undefined) return;
+      this.metrics.depth.set(undefined, this.queue.depth);
+      const [group, key] = item.split('|');
+      const ctx = this.contexts.get(group)!;
+      const started = process.hrtime.bigint();
+      try {
+        const result = await reconcile(ctx, key);
+        this.metrics.reconciles.inc({ kind: ctx.kind.kind, result: result.retry ? 'retry' : 'success' });
+        if (result.applied) this.metrics.writes.inc({ kind: ctx.kind.kind, action: 'apply' }, result.applied);
+        if (result.pruned) this.metrics.writes.inc({ kind: ctx.kind.kind, action: 'prune' }, result.pruned);
+        if (result.retry) this.queue.addWithBackoff(item);
+        else {
+          this.queue.forget(item);
+          if (result.requeueAfterMs) this.queue.addAfter(item, result.requeueAfterMs);
+        }
+      } catch (err) {
+        this.metrics.reconciles.inc({ kind: ctx.kind.kind, result: 'error' });
+        const delay = this.queue.addWithBackoff(item);
+        this.log.error('reconcile failed; retrying', { kind: ctx.kind.kind, key, retryInMs: delay, error: err as Error });
+      } finally {
+        this.metrics.duration.observe({ kind: ctx.kind.kind }, Number(process.hrtime.bigint() - started) / 1e9);
+        this.queue.done(item);
+      }
+    }
+  }
+}
+
+/** Our own status writes change no generation; only a change someone else made is worth a reconcile. */
+function needsReconcile(object: Owner, previous?: Owner): boolean {
+  if (!previous) return true;
+  const meta = (o: Owner) => JSON.stringify([o.metadata.generation, o.metadata.deletionTimestamp, o.metadata.finalizers, o.metadata.labels, o.metadata.annotations]);
+  return meta(object) !== meta(previous);
+}
+
+/** The owner of a child: its controller reference, or (across namespaces, where there is none) its labels. */
+function ownerKeyOf(kind: AnyKind, child: KubeObject): string | undefined {
+  const refs = (child.metadata.ownerReferences ?? []) as { kind: string; name: string; controller?: boolean }[];
+  const ref = refs.find((r) => r.controller && r.kind === kind.kind);
+  if (ref) return kind.scope === 'Namespaced' ? `${child.metadata.namespace}/${ref.name}` : ref.name;
+  const labels = (child.metadata.labels ?? {}) as Record<string, string>;
+  const name = labels[OWNER_NAME_LABEL];
+  if (!name) return undefined;
+  return kind.scope === 'Namespaced' ? `${labels[OWNER_NAMESPACE_LABEL]}/${name}` : name;
+}
+
+function keyOf(o: KubeObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}

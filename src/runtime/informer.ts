@@ -1,0 +1,181 @@
+import { KubeObject } from '../kube/objects';
+import { KubeError, KubeRest } from '../kube/rest';
+import { Logger } from './log';
+
+export type ChangeType = 'added' | 'updated' | 'deleted';
+export type ChangeHandler<T> = (type: ChangeType, object: T, previous?: T) => void;
+
+export interface InformerOptions {
+  /** The collection's path, e.g. `/apis/g/v1/plural` or `/api/v1/namespaces/ns/configmaps`. */
+  readonly path: string;
+  readonly labelSelector?: string;
+  /** Objects per LIST page, so a large collection is not read in one response. */
+  readonly pageSize?: number;
+  /** The longest a watch may stay open, in seconds, before it is renewed from where it was. */
+  readonly watchSeconds?: number;
+}
+
+interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject & { metadata: { resourceVersion?: string }; code?: number; message?: string };
+}
+
+const keyOf = (o: KubeObject) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
+
+/**
+ * A cache of one collection kept current by list+watch, that survives what clusters do:
+ * watches that time out or drop are renewed from the last resourceVersion (bookmarks keep
+ * it fresh on quiet collections), 410 Gone relists, and any other error relists after a
+ * growing delay. It never stops by itself, and a failing handler never stops it either.
+ */
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly cache = new Map<string, T>();
+  private readonly handlers: ChangeHandler<T>[] = [];
+  private abort = new AbortController();
+  private stopped = false;
+  private synced = false;
+  private failures = 0;
+
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly options: InformerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  on(handler: ChangeHandler<T>): void {
+    this.handlers.push(handler);
+  }
+
+  /** Whether the first LIST has filled the cache. */
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        let resourceVersion = await this.list();
+        this.failures = 0;
+        // Renew the watch from where it ended until the API server says the version is gone.
+        for (;;) {
+          if (this.stopped) return;
+          resourceVersion = await this.watch(resourceVersion);
+        }
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof KubeError && err.code === 410) {
+          this.log.debug('watch expired, relisting', { path: this.options.path });
+          continue;
+        }
+        const delay = Math.min(30_000, 500 * 2 ** this.failures++);
+        this.log.warn('list/watch failed, retrying', { path: this.options.path, error: err as Error, retryInMs: delay });
+        await sleep(delay);
+      }
+    }
+  }
+
+  /** LIST page by page; replaces the cache and reports what changed since the last one. */
+  private async list(): Promise<string> {
+    const seen = new Map<string, T>();
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.rest.request<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', this.options.path, {
+        query: { labelSelector: this.options.labelSelector, limit: String(this.options.pageSize ?? 500), continue: continueToken },
+        timeoutMs: 60_000,
+      });
+      for (const item of page.items) seen.set(keyOf(item), strip(item));
+      continueToken = page.metadata.continue || undefined;
+      resourceVersion = page.metadata.resourceVersion;
+    } while (continueToken);
+    for (const [key, old] of this.cache) if (!seen.has(key)) this.apply('deleted', old);
+    for (const object of seen.values()) this.apply('added', object);
+    this.synced = true;
+    return resourceVersion;
+  }
+
+  /** One watch request; returns the resourceVersion to continue from. */
+  private async watch(resourceVersion: string): Promise<string> {
+    this.abort = new AbortController();
+    const seconds = this.options.watchSeconds ?? 300 + Math.floor(Math.random() * 300);
+    // A connection that goes silent (no event, no bookmark) past the server's own timeout is dead.
+    const idle = setTimeout(() => this.abort.abort(), (seconds + 30) * 1000);
+    let current = resourceVersion;
+    try {
+      const body = await this.rest.stream(
+        this.options.path,
+        { watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(seconds), labelSelector: this.options.labelSelector },
+        this.abort.signal,
+      );
+      for await (const event of lines<WatchEvent>(body)) {
+        if (event.type === 'ERROR') {
+          throw new KubeError('WATCH', this.options.path, event.object.code ?? 500, JSON.stringify(event.object));
+        }
+        current = event.object.metadata.resourceVersion ?? current;
+        if (event.type === 'BOOKMARK') continue;
+        const object = strip(event.object as unknown as T);
+        this.apply(event.type === 'DELETED' ? 'deleted' : 'added', object);
+      }
+    } catch (err) {
+      if (!this.abort.signal.aborted || this.stopped) throw err;
+      // Our own idle abort: renew the watch.
+    } finally {
+      clearTimeout(idle);
+    }
+    return current;
+  }
+
+  private apply(type: ChangeType, object: T): void {
+    const key = keyOf(object);
+    const previous = this.cache.get(key);
+    if (type === 'deleted') {
+      if (!previous) return;
+      this.cache.delete(key);
+    } else {
+      if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) return;
+      this.cache.set(key, object);
+      if (previous) type = 'updated';
+    }
+    for (const handler of this.handlers) {
+      try {
+        handler(type, object, previous);
+      } catch (err) {
+        this.log.error('an event handler failed', { path: this.options.path, key, error: err as Error });
+      }
+    }
+  }
+}
+
+/** managedFields can be most of an object and the controller never reads them. */
+function strip<T extends KubeObject>(object: T): T {
+  if (object.metadata.managedFields) delete object.metadata.managedFields;
+  return object;
+}
+
+/** Newline-delimited JSON from a byte stream. */
+async function* lines<T>(body: AsyncIterable<Uint8Array>): AsyncGenerator<T> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line) yield JSON.parse(line) as T;
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

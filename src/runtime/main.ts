@@ -1,0 +1,106 @@
+import * as k8s from '@kubernetes/client-node';
+import { hostname } from 'node:os';
+import { AnyKind } from '../core/kind';
+import { KubeRest } from '../kube/rest';
+import { helpText, OptionError, OptionSpec, OptionValues, parseOptions } from './config';
+import { Controller } from './controller';
+import { HealthServer } from './http';
+import { LeaderElector } from './leader';
+import { createLogger, LogLevel } from './log';
+import { Metrics } from './metrics';
+
+const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** The engine's own options; each kind adds its own (see KindController.options). */
+export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
+  { name: 'kubeconfig', type: 'string', description: 'A kubeconfig file; without it, the Pod\u2019s service account in a cluster, else $KUBECONFIG or ~/.kube/config.' },
+  { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
+  { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default.' },
+  { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
+  { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
+  { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
+  { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'Namespace of the leader Lease.' },
+  { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
+  { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
+  { name: 'log-level', type: 'string', default: 'info', description: 'debug, info, warn or error.' },
+  { name: 'enable-secrets', type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
+];
+
+export function controllerOptions(kinds: readonly AnyKind[]): OptionSpec[] {
+  return [...CONTROLLER_OPTIONS, ...kinds.flatMap((k) => k.controller?.options ?? [])];
+}
+
+/** `cdk8s-operators controller`: runs until SIGTERM or SIGINT, then stops gracefully. */
+export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[]): Promise<number> {
+  const specs = controllerOptions(allKinds);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${helpText('cdk8s-operators controller', specs)}\n`);
+    return 0;
+  }
+  const options = parseOptions(specs, args, env);
+  if (!LOG_LEVELS.includes(options['log-level'] as LogLevel)) {
+    throw new OptionError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got "${String(options['log-level'])}"`);
+  }
+  const log = createLogger({ level: options['log-level'] as LogLevel });
+  const kinds = selectKinds(allKinds, options);
+  const rest = new KubeRest(kubeConfig(options, env));
+  const metrics = new Metrics();
+  const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
+  const controller = new Controller(rest, {
+    kinds,
+    namespaces: (options.namespace as string[] | undefined) ?? [],
+    workers: options.workers as number,
+    resyncMs: options['resync-period'] as number,
+    kindOptions: options,
+    identity,
+  }, log, metrics);
+
+  let elector: LeaderElector | undefined;
+  const http = new HealthServer({ port: options['http-port'] as number, metrics, ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
+  await http.start();
+  log.info('controller starting', { identity, kinds: kinds.map((k) => k.plural), leaderElection: options['leader-election'] });
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = async (code: number, why: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info('stopping', { why });
+      await controller.stop();
+      await elector?.stop();
+      await http.stop();
+      resolve(code);
+    };
+    process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
+    process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
+    if (options['leader-election']) {
+      elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
+      elector.run({
+        onStartedLeading: () => {
+          log.info('leading');
+          controller.start();
+        },
+        // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
+        onStoppedLeading: () => void shutdown(stopping ? 0 : 1, 'lost leadership'),
+      });
+    } else {
+      controller.start();
+    }
+  });
+}
+
+function selectKinds(kinds: readonly AnyKind[], options: OptionValues): AnyKind[] {
+  const wanted = options.kinds as string[] | undefined;
+  if (!wanted?.length) return [...kinds];
+  const unknown = wanted.filter((w) => !kinds.some((k) => k.plural === w));
+  if (unknown.length) throw new Error(`--kinds: unknown kind(s) ${unknown.join(', ')}; expected some of ${kinds.map((k) => k.plural).join(', ')}`);
+  return kinds.filter((k) => wanted.includes(k.plural));
+}
+
+function kubeConfig(options: OptionValues, env: NodeJS.ProcessEnv): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig as string);
+  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}

@@ -1,0 +1,89 @@
+/**
+ * A work queue of object keys, like client-go's: a key waiting is queued once however many
+ * events name it; a key being processed is never handed to a second worker, and an event
+ * that arrives meanwhile queues it again for after; failures back off per key.
+ */
+export class WorkQueue {
+  private readonly waiting = new Set<string>();
+  private readonly order: string[] = [];
+  private readonly processing = new Set<string>();
+  /** Keys that were added while being processed: they go back in line when done. */
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private readonly idle: Array<() => void> = [];
+  private shuttingDown = false;
+
+  constructor(private readonly backoff: { baseMs: number; maxMs: number } = { baseMs: 500, maxMs: 5 * 60_000 }) {}
+
+  /** Keys waiting (not counting ones scheduled for later). */
+  get depth(): number {
+    return this.waiting.size;
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.waiting.has(key)) return;
+    this.waiting.add(key);
+    this.order.push(key);
+    this.idle.shift()?.();
+  }
+
+  /** Queues `key` after `ms`; an earlier schedule for the same key wins. */
+  addAfter(key: string, ms: number): void {
+    if (this.shuttingDown) return;
+    if (ms <= 0) return this.add(key);
+    const at = Date.now() + ms;
+    const existing = this.timers.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, ms);
+    timer.unref();
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Queues `key` again after an exponentially growing delay; `forget` resets it. */
+  addWithBackoff(key: string): number {
+    const failures = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, failures);
+    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** (failures - 1));
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** The next key to process, once one is waiting; undefined when the queue shuts down. */
+  async next(): Promise<string | undefined> {
+    while (!this.order.length) {
+      if (this.shuttingDown) return undefined;
+      await new Promise<void>((resolve) => this.idle.push(resolve));
+    }
+    const key = this.order.shift()!;
+    this.waiting.delete(key);
+    this.processing.add(key);
+    return key;
+  }
+
+  /** Marks `key` processed; if events arrived meanwhile, it is queued again. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.delete(key)) this.add(key);
+  }
+
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const wake of this.idle.splice(0)) wake();
+  }
+}

@@ -1,0 +1,153 @@
+import * as k8s from '@kubernetes/client-node';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { isNotFound, KubeRest } from '../../src/kube/rest';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { ControllerProcess, startController } from '../support/controller-process';
+import { eventually } from '../support/cluster';
+import { installCrds, loadYaml, DIST } from '../support/manifests';
+import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
+
+// A private control plane: these tests loosen a CRD and restart things, which must not
+// disturb the other test files running beside them.
+const dir = mkdtempSync(join(tmpdir(), 'e2e-controller-'));
+const ns = 'e2e';
+let plane: ControlPlaneState;
+let objects: ObjectClient;
+let provider: FakeRateProvider;
+let controller: ControllerProcess;
+
+type Status = { conditions?: { type: string; status: string; reason: string; message: string }[]; [key: string]: unknown };
+type Resource = KubeObject & { spec: Record<string, unknown>; status?: Status };
+
+const exchangeRate = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name, namespace: ns }, spec });
+const guitar = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'kool.karmalabs.local/v1', kind: 'Guitar', metadata: { name, namespace: ns }, spec });
+const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
+const get = <T extends KubeObject>(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => objects.get<T>(o);
+const ready = (o: Resource) => o.status?.conditions?.find((c) => c.type === 'Ready');
+
+function whenReady(o: KubeObject, status: 'True' | 'False', reason?: string): Promise<Resource> {
+  return eventually(`${o.kind} ${o.metadata.name} Ready=${status}${reason ? ` (${reason})` : ''}; controller log: ${controller.logFile}`, async () => {
+    const current = await get<Resource>(o);
+    const condition = ready(current);
+    return condition?.status === status && (!reason || condition.reason === reason) && current.status?.observedGeneration === current.metadata.generation ? current : undefined;
+  });
+}
+
+async function gone(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<boolean> {
+  return get(o).then(
+    () => false,
+    (err) => (isNotFound(err) ? true : Promise.reject(err)),
+  );
+}
+
+beforeAll(async () => {
+  plane = await startControlPlane(dir);
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(plane.kubeconfig);
+  objects = new ObjectClient(new KubeRest(kc), 'e2e-tests');
+  await installCrds(objects);
+  await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  provider = await startRateProvider();
+  controller = startController(
+    ['--kubeconfig', plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
+    join(dir, 'controller.log'),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await provider?.close();
+  await stopControlPlane(dir);
+});
+
+describe('ExchangeRate', () => {
+  it('publishes the rate in a ConfigMap Pods can name, and in status', async () => {
+    provider.setRate('EUR', 'USD', 1.0512);
+    await objects.apply(exchangeRate('usd', { currency: 'USD', configMapName: 'usd-rate' }));
+    const er = await whenReady(exchangeRate('usd', {}), 'True', 'RatePublished');
+    expect(er.status).toMatchObject({ rate: '1.0512', date: '2026-11-20' });
+    const cm = await get<KubeObject & { data: Record<string, string> }>(configMap('usd-rate'));
+    expect(cm.data).toEqual({ base: 'EUR', currency: 'USD', rate: '1.0512', date: '2026-11-20' });
+    expect(cm.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ExchangeRate', name: 'usd', controller: true })]);
+  });
+
+  it('asks the provider once per currency pair, however many ExchangeRates want it', async () => {
+    provider.setRate('EUR', 'CHF', 0.93);
+    provider.resetCounts();
+    for (let i = 0; i < 10; i++) await objects.apply(exchangeRate(`chf-${i}`, { currency: 'CHF' }));
+    for (let i = 0; i < 10; i++) await whenReady(exchangeRate(`chf-${i}`, {}), 'True');
+    expect(provider.requests('EUR', 'CHF')).toBe(1);
+  });
+
+  it('keeps the last good ConfigMap through provider failures, says why in status, and recovers', async () => {
+    provider.setRate('EUR', 'GBP', 0.85);
+    await objects.apply(exchangeRate('gbp', { currency: 'GBP', refreshInterval: '1m' }));
+    await whenReady(exchangeRate('gbp', {}), 'True');
+    provider.setMode('error500');
+    const failing = await whenReady(exchangeRate('gbp', {}), 'False', 'ProviderRejected'); // the next refresh, a minute on
+    expect(ready(failing)!.message).toMatch(/HTTP 500/);
+    expect((await get<KubeObject & { data: Record<string, string> }>(configMap('gbp'))).data.rate).toBe('0.85');
+    provider.setMode('garbage');
+    await whenReady(exchangeRate('gbp', {}), 'False', 'ProviderAnswerInvalid');
+    provider.setMode('ok');
+    provider.setRate('EUR', 'GBP', 0.86);
+    const recovered = await whenReady(exchangeRate('gbp', {}), 'True');
+    expect(recovered.status?.rate).toBe('0.86');
+    expect((await get<KubeObject & { data: Record<string, string> }>(configMap('gbp'))).data.rate).toBe('0.86');
+  }, 240_000);
+
+  it('puts back a ConfigMap deleted or edited by hand', async () => {
+    await whenReady(exchangeRate('usd', {}), 'True');
+    await objects.delete(configMap('usd-rate'));
+    await eventually('the ConfigMap to be recreated', async () => ((await gone(configMap('usd-rate'))) ? undefined : true));
+    await objects.rest.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/usd-rate`, { body: { data: { rate: '999' } }, contentType: 'application/merge-patch+json' });
+    await eventually('the rate to be restored', async () => ((await get<KubeObject & { data: Record<string, string> }>(configMap('usd-rate'))).data.rate === '1.0512' ? true : undefined));
+  });
+
+  it('loses its ConfigMap to the garbage collector when deleted', async () => {
+    provider.setRate('EUR', 'JPY', 160.5);
+    await objects.apply(exchangeRate('jpy', { currency: 'JPY' }));
+    await whenReady(exchangeRate('jpy', {}), 'True');
+    await objects.delete(exchangeRate('jpy', {}));
+    await eventually('the ConfigMap to be collected', async () => ((await gone(configMap('jpy'))) ? true : undefined));
+  });
+});
+
+describe('Guitar', () => {
+  it('is reviewed into status, and reviewed again when its brand changes', async () => {
+    await objects.apply(guitar('strat', { brand: ' Fender ' }));
+    const first = await whenReady(guitar('strat', {}), 'True', 'Reviewed');
+    expect(first.status).toMatchObject({ verdict: 'great', reviewedGeneration: first.metadata.generation });
+    await objects.apply(guitar('strat', { brand: 'Yamaha' }));
+    const second = await eventually('a new review', async () => {
+      const g = await get<Resource>(guitar('strat', {}));
+      return g.status?.verdict === 'not great' && g.status.reviewedGeneration === g.metadata.generation ? g : undefined;
+    });
+    expect(second.spec).toEqual({ brand: 'Yamaha' }); // the controller never writes spec
+  });
+
+  it('reports an object that slipped past a looser CRD as InvalidSpec, with an Event, and keeps serving', async () => {
+    const crds = loadYaml(join(DIST, '0-crds.k8s.yaml'));
+    const strict = crds.find((c) => c.metadata.name === 'guitars.kool.karmalabs.local')!;
+    const loose = structuredClone(strict) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] } };
+    loose.spec.versions[0].schema.openAPIV3Schema.properties.spec = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    await objects.apply(loose);
+    await eventually('the loose schema to be served', () => objects.create(guitar('broken', { review: 'yes' })).then(() => true, () => undefined));
+    await objects.apply(strict);
+
+    const broken = await whenReady(guitar('broken', {}), 'False', 'InvalidSpec');
+    expect(ready(broken)!.message).toContain('spec.brand: is required');
+    const event = await eventually('a Warning Event about it', async () => {
+      const events = await objects.rest.request<{ items: { reason: string; type: string; note: string; regarding: { name: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+      return events.items.find((e) => e.regarding.name === 'broken' && e.reason === 'InvalidSpec');
+    });
+    expect(event).toMatchObject({ type: 'Warning', note: expect.stringContaining('spec.brand: is required') });
+
+    await objects.apply(guitar('after', { brand: 'martin' }));
+    expect((await whenReady(guitar('after', {}), 'True')).status?.verdict).toBe('great');
+    expect(controller.child.exitCode).toBeNull();
+  });
+});

@@ -1,0 +1,47 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const bin = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+
+/** The controller as the image runs it (`cdk8s-operators controller ...`), in a child process. */
+export interface ControllerProcess {
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  /** Its JSON log lines so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** SIGTERM, then wait for the exit; SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<number | null>;
+  /** SIGKILL: a crash, with no chance to clean up. */
+  kill(): Promise<void>;
+  readonly exited: Promise<number | null>;
+}
+
+export function startController(args: string[], logFile: string): ControllerProcess {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    logFile,
+    exited,
+    logs: () =>
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    stop: async (graceMs = 15_000) => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
