@@ -12,7 +12,11 @@ import { fetch } from 'undici';
 export class KubeRest {
   private readonly server: string;
 
-  constructor(private readonly kc: k8s.KubeConfig) {
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    /** Told of every request before it is sent (metrics count them). */
+    private readonly onRequest?: (method: string) => void,
+  ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/$/, '');
@@ -32,6 +36,7 @@ export class KubeRest {
   }
 
   private async send(method: string, path: string, options: RequestOptions & { signal: AbortSignal }) {
+    this.onRequest?.(method);
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const ctx = new k8s.RequestContext(url.toString(), method as k8s.HttpMethod);

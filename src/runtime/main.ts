@@ -43,8 +43,9 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   }
   const log = createLogger({ level: options['log-level'] as LogLevel });
   const kinds = selectKinds(allKinds, options);
-  const rest = new KubeRest(kubeConfig(options, env));
   const metrics = new Metrics();
+  const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
+  const rest = new KubeRest(kubeConfig(options, env), (method) => requests.inc({ method }));
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   const controller = new Controller(rest, {
     kinds,
@@ -57,8 +58,8 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
 
   let elector: LeaderElector | undefined;
   const http = new HealthServer({ port: options['http-port'] as number, metrics, ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
-  await http.start();
-  log.info('controller starting', { identity, kinds: kinds.map((k) => k.plural), leaderElection: options['leader-election'] });
+  const port = await http.start();
+  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), leaderElection: options['leader-election'] });
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -158,6 +158,29 @@ export async function startControlPlane(dir: string): Promise<ControlPlaneState>
   }
 }
 
+/**
+ * Stops one process (e.g. kube-apiserver) and starts it again with the same arguments, as a
+ * node reboot or an upgrade would; returns once it is back (for the API server: /readyz ok).
+ */
+export async function restartProcess(dir: string, name: string, down: () => Promise<void> = async () => undefined): Promise<void> {
+  const state = readState(dir);
+  const index = state?.processes.findIndex((p) => p.name === name) ?? -1;
+  if (!state || index < 0) throw new Error(`no process ${name} in the control plane in ${dir}`);
+  const old = state.processes[index];
+  await stopProcesses([old]);
+  await down();
+  state.processes[index] = startProcess(name, old.binary, old.args, state.logDir);
+  writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
+  if (name === 'kube-apiserver') {
+    const endpoint: ApiEndpoint = { server: state.server, caPem: readFileSync(join(dir, 'ca.crt'), 'utf8'), token: readAdminToken(dir) };
+    await waitFor('kube-apiserver to answer /readyz with ok again', state.processes, async () => (await apiRequest(endpoint, 'GET', '/readyz')).body === 'ok');
+  }
+}
+
+function readAdminToken(dir: string): string {
+  return readFileSync(join(dir, 'tokens.csv'), 'utf8').split(',')[0];
+}
+
 export async function stopControlPlane(dir: string): Promise<void> {
   const state = readState(dir);
   if (!state) return;

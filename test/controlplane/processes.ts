@@ -8,6 +8,9 @@ export interface ManagedProcess {
   readonly name: string;
   readonly pid: number;
   readonly logFile: string;
+  /** How it was started, so it can be restarted alike. */
+  readonly binary: string;
+  readonly args: string[];
 }
 
 /**
@@ -21,7 +24,7 @@ export function startProcess(name: string, binary: string, args: string[], logDi
     const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd] });
     if (child.pid === undefined) throw new Error(`could not start ${name} (${binary}); see ${logFile}`);
     child.unref();
-    return { name, pid: child.pid, logFile };
+    return { name, pid: child.pid, logFile, binary, args };
   } finally {
     closeSync(fd);
   }
