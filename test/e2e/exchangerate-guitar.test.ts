@@ -151,3 +151,33 @@ describe('Guitar', () => {
     expect(controller.child.exitCode).toBeNull();
   });
 });
+
+describe('the controller process', () => {
+  it('serves /healthz, /readyz and Prometheus /metrics with reconcile counts and durations', async () => {
+    const port = controller.logs().find((l) => l.msg === 'controller starting')!.httpPort as number;
+    const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`).then(async (r) => ({ status: r.status, text: await r.text() }));
+    await expect(get('/healthz')).resolves.toEqual({ status: 200, text: 'ok' });
+    await expect(get('/readyz')).resolves.toEqual({ status: 200, text: 'ok' });
+    const metrics = (await get('/metrics')).text;
+    expect(metrics).toMatch(/^cdk8s_operators_reconciles_total\{kind="ExchangeRate",result="success"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^cdk8s_operators_reconcile_duration_seconds_count\{kind="Guitar"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^cdk8s_operators_workqueue_depth \d+$/m);
+  });
+
+  it('logs JSON lines that name the object', () => {
+    const line = controller.logs().find((l) => l.msg === 'children reconciled')!;
+    expect(line).toMatchObject({ level: 'info', kind: 'ExchangeRate', namespace: ns, name: expect.any(String) });
+  });
+
+  it('lists every flag with its environment variable in --help, and rejects a bad one in one line', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const bin = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+    const help = spawnSync(process.execPath, [bin, 'controller', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const flag of ['--kubeconfig', '--workers', '--namespace', '--leader-election', '--exchange-rate-url', '--resync-period']) expect(help.stdout).toContain(flag);
+    expect(help.stdout).toContain('EXCHANGE_RATE_URL');
+    const bad = spawnSync(process.execPath, [bin, 'controller', '--workers', 'many'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim()).toBe('cdk8s-operators: --workers: expected a positive integer, got "many"');
+  });
+});
