@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../core/security';
 
 export interface ControllerDeploymentProps {
   /** Namespace of the controller. */
@@ -43,7 +44,7 @@ export class ControllerDeployment extends Construct {
             serviceAccountName: props.serviceAccountName,
             // It talks to the API server, so it needs its token (cdk8s-plus would turn this off).
             automountServiceAccountToken: true,
-            securityContext: { runAsNonRoot: true, runAsUser: UID, runAsGroup: UID, fsGroup: UID, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: restrictedPodSecurityContext(UID),
             // Keep the leader and its stand-by on different nodes where there are several.
             affinity: {
               podAntiAffinity: {
@@ -65,15 +66,7 @@ export class ControllerDeployment extends Construct {
                   requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi'), 'ephemeral-storage': k8s.Quantity.fromString('64Mi') },
                   limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi'), 'ephemeral-storage': k8s.Quantity.fromString('1Gi') },
                 },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  runAsUser: UID,
-                  runAsGroup: UID,
-                  capabilities: { drop: ['ALL'] },
-                  seccompProfile: { type: 'RuntimeDefault' },
-                },
+                securityContext: restrictedContainerSecurityContext(UID),
               },
             ],
           },

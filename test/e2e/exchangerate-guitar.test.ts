@@ -1,20 +1,15 @@
-import * as k8s from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { isNotFound, KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { isNotFound } from '../../src/kube/rest';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { eventually } from '../support/cluster';
-import { installCrds, loadYaml, DIST } from '../support/manifests';
-import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
+import { loadYaml, DIST } from '../support/manifests';
+import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
+import { FakeRateProvider } from '../support/rate-provider';
 
-// A private control plane: these tests loosen a CRD and restart things, which must not
-// disturb the other test files running beside them.
-const dir = mkdtempSync(join(tmpdir(), 'e2e-controller-'));
+// A private control plane: these tests loosen a CRD.
 const ns = 'e2e';
-let plane: ControlPlaneState;
+let cluster: PrivateCluster;
 let objects: ObjectClient;
 let provider: FakeRateProvider;
 let controller: ControllerProcess;
@@ -44,23 +39,17 @@ async function gone(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Pr
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane(dir);
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(plane.kubeconfig);
-  objects = new ObjectClient(new KubeRest(kc), 'e2e-tests');
-  await installCrds(objects);
-  await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  provider = await startRateProvider();
+  cluster = await startPrivateCluster('e2e-controller', ns);
+  ({ objects, provider } = cluster);
   controller = startController(
-    ['--kubeconfig', plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
-    join(dir, 'controller.log'),
+    ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
+    join(cluster.dir, 'controller.log'),
   );
 }, 120_000);
 
 afterAll(async () => {
   await controller?.stop();
-  await provider?.close();
-  await stopControlPlane(dir);
+  await cluster?.stop();
 });
 
 describe('ExchangeRate', () => {

@@ -1,19 +1,14 @@
-import * as k8s from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, restartProcess, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { restartProcess } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
-import { installCrds } from '../support/manifests';
-import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
+import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
+import { FakeRateProvider } from '../support/rate-provider';
 
 // A private control plane: its API server is restarted here.
-const dir = mkdtempSync(join(tmpdir(), 'e2e-resilience-'));
 const ns = 'resilience';
-let plane: ControlPlaneState;
+let cluster: PrivateCluster;
 let objects: ObjectClient;
 let provider: FakeRateProvider;
 const controllers: ControllerProcess[] = [];
@@ -26,27 +21,22 @@ const configMaps = () => list<KubeObject>(`/api/v1/namespaces/${ns}/configmaps?l
 const isReady = (o: Resource) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 
 function controller(name: string, extra: string[] = ['--leader-election=false']): ControllerProcess {
-  const args = ['--kubeconfig', plane.kubeconfig, '--kinds', 'exchangerates', '--http-port', '0', '--exchange-rate-url', provider.url, ...extra];
-  const started = startController(args, join(dir, `${name}.log`));
+  const args = ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates', '--http-port', '0', '--exchange-rate-url', provider.url, ...extra];
+  const started = startController(args, join(cluster.dir, `${name}.log`));
   controllers.push(started);
   return started;
 }
 
 async function allReady(count: number, why: string): Promise<Resource[]> {
-  return eventually(`${count} ExchangeRates Ready (${why}); logs in ${dir}`, async () => {
+  return eventually(`${count} ExchangeRates Ready (${why}); logs in ${cluster.dir}`, async () => {
     const items = await exchangeRates();
     return items.length === count && items.every(isReady) ? items : undefined;
   }, 120_000);
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane(dir);
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(plane.kubeconfig);
-  objects = new ObjectClient(new KubeRest(kc), 'e2e-tests');
-  await installCrds(objects);
-  await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  provider = await startRateProvider();
+  cluster = await startPrivateCluster('e2e-resilience', ns);
+  ({ objects, provider } = cluster);
 }, 120_000);
 
 afterEach(async () => {
@@ -56,8 +46,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await provider?.close();
-  await stopControlPlane(dir);
+  await cluster?.stop();
 });
 
 it('converges after being killed mid-work, with one ConfigMap per ExchangeRate and no orphan', async () => {
@@ -82,7 +71,7 @@ it('carries on when the API server restarts under it', async () => {
   await objects.apply(exchangeRate('before'));
   await allReady(1, 'before the restart');
 
-  await restartProcess(dir, 'kube-apiserver', () => new Promise((resolve) => setTimeout(resolve, 3000)));
+  await restartProcess(cluster.dir, 'kube-apiserver', () => new Promise((resolve) => setTimeout(resolve, 3000)));
 
   await objects.apply(exchangeRate('after'));
   await allReady(2, 'after the restart');

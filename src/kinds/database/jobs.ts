@@ -1,10 +1,11 @@
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KEEP_ON_DELETE_ANNOTATION } from './annotations';
 import { BackupSpec, DatabaseSpec } from './api';
 import { DatabaseChildNames } from './childnames';
 import { PASSWORD_KEY, USERNAME_KEY } from './credentials';
-import { containerSecurityContext, JobComponent, JOB_UID, podLabels, podSecurityContext, resources, scratchVolume, secretEnv } from './pod';
+import { JobComponent, JOB_UID, podLabels, resources, scratchVolume, secretEnv } from './pod';
 import { BACKUP_MOUNT, backupScript, dumpAllScript, initScript } from './scripts';
 import { PostgresVersion } from './version';
 
@@ -44,7 +45,7 @@ function jobSpec(options: JobOptions): k8s.JobSpec {
         restartPolicy: 'Never',
         automountServiceAccountToken: false,
         enableServiceLinks: false,
-        securityContext: podSecurityContext(JOB_UID),
+        securityContext: restrictedPodSecurityContext(JOB_UID),
         containers: [
           {
             name: options.component,
@@ -62,7 +63,7 @@ function jobSpec(options: JobOptions): k8s.JobSpec {
               ...(options.env ?? []),
             ],
             resources: resources({ cpu: '100m', memory: '256Mi', ephemeralStorage: '64Mi' }, { cpu: '1', memory: '1Gi', ephemeralStorage: '256Mi' }),
-            securityContext: containerSecurityContext(JOB_UID),
+            securityContext: restrictedContainerSecurityContext(JOB_UID),
             volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...backup.map(({ name }) => ({ name, mountPath: BACKUP_MOUNT }))],
           },
         ],

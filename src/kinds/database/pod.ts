@@ -30,30 +30,6 @@ export function podLabels(ownerLabels: Record<string, string>, component: string
   return { ...ownerLabels, 'app.kubernetes.io/name': 'postgres', 'app.kubernetes.io/component': component };
 }
 
-export function podSecurityContext(uid: number): k8s.PodSecurityContext {
-  return {
-    runAsNonRoot: true,
-    runAsUser: uid,
-    runAsGroup: uid,
-    fsGroup: uid,
-    // Walking a large volume on every start to change its group is slow and needless once done.
-    fsGroupChangePolicy: 'OnRootMismatch',
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
-}
-
-export function containerSecurityContext(uid: number): k8s.SecurityContext {
-  return {
-    runAsNonRoot: true,
-    runAsUser: uid,
-    runAsGroup: uid,
-    readOnlyRootFilesystem: true,
-    allowPrivilegeEscalation: false,
-    capabilities: { drop: ['ALL'] },
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
-}
-
 export interface ResourceSizes {
   readonly cpu: string;
   readonly memory: string;

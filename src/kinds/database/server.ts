@@ -1,9 +1,10 @@
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DatabaseSpec } from './api';
 import { DatabaseChildNames } from './childnames';
 import { PASSWORD_KEY, USERNAME_KEY } from './credentials';
-import { containerSecurityContext, podLabels, podSecurityContext, podSelector, POSTGRES_UID, resources, scratchVolume, secretEnv } from './pod';
+import { podLabels, podSelector, POSTGRES_UID, resources, scratchVolume, secretEnv } from './pod';
 
 /** Where the data volume is mounted; the image's own default. */
 export const DATA_MOUNT = '/var/lib/postgresql/data';
@@ -67,7 +68,7 @@ export class DatabaseServer extends Construct {
           spec: {
             automountServiceAccountToken: false,
             enableServiceLinks: false,
-            securityContext: podSecurityContext(POSTGRES_UID),
+            securityContext: restrictedPodSecurityContext(POSTGRES_UID),
             // The image stops with SIGINT (fast shutdown); a large shared_buffers takes a while to flush.
             terminationGracePeriodSeconds: 60,
             affinity: {
@@ -101,7 +102,7 @@ export class DatabaseServer extends Construct {
                   failureThreshold: 3,
                 },
                 resources: resources({ cpu: '250m', memory: '512Mi', ephemeralStorage: '256Mi' }, { cpu: '2', memory: '2Gi', ephemeralStorage: '1Gi' }),
-                securityContext: containerSecurityContext(POSTGRES_UID),
+                securityContext: restrictedContainerSecurityContext(POSTGRES_UID),
                 volumeMounts: [
                   { name: 'data', mountPath: DATA_MOUNT },
                   { name: 'run', mountPath: '/var/run/postgresql' },

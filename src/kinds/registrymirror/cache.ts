@@ -1,3 +1,4 @@
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { RegistryMirrorSpec } from './api';
@@ -54,14 +55,7 @@ export class RegistryMirrorCache extends Construct {
           spec: {
             automountServiceAccountToken: false,
             // fsGroup makes the cache volume writable for the non-root uid; the image's config is world-readable.
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: UID,
-              runAsGroup: UID,
-              fsGroup: UID,
-              fsGroupChangePolicy: 'OnRootMismatch',
-              seccompProfile: { type: 'RuntimeDefault' },
-            },
+            securityContext: restrictedPodSecurityContext(UID),
             containers: [
               {
                 name: 'registry',
@@ -81,16 +75,7 @@ export class RegistryMirrorCache extends Construct {
                   requests: { cpu: q('50m'), memory: q('128Mi'), 'ephemeral-storage': q('64Mi') },
                   limits: { cpu: q('1'), memory: q('512Mi'), 'ephemeral-storage': q('256Mi') },
                 },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  runAsUser: UID,
-                  runAsGroup: UID,
-                  privileged: false,
-                  capabilities: { drop: ['ALL'] },
-                  seccompProfile: { type: 'RuntimeDefault' },
-                },
+                securityContext: restrictedContainerSecurityContext(UID),
                 volumeMounts: [
                   { name: 'cache', mountPath: CACHE_PATH },
                   { name: 'tmp', mountPath: '/tmp' },
