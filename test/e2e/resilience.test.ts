@@ -97,3 +97,14 @@ it('with two replicas, lets exactly one act, and the other take over when it die
   await allReady(6, 'served by the new leader');
   expect(acted(standby)).toBe(true);
 }, 300_000);
+
+it('serves only the namespaces it is scoped to', async () => {
+  await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'scoped' } });
+  const elsewhere = { ...exchangeRate('elsewhere'), metadata: { name: 'elsewhere', namespace: 'scoped' } };
+  controller('scoped', ['--leader-election=false', '--namespace', 'scoped']);
+  await objects.apply(exchangeRate('ignored'));
+  await objects.apply(elsewhere);
+  await eventually('the ExchangeRate in the served namespace to be Ready', async () => (isReady(await objects.get<Resource>(elsewhere)) ? true : undefined));
+  expect((await objects.get<Resource>(exchangeRate('ignored'))).status).toBeUndefined();
+  await objects.delete(elsewhere);
+});

@@ -1,0 +1,44 @@
+import { KubeObject } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { Informer } from '../../src/runtime/informer';
+import { createLogger } from '../../src/runtime/log';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { testObjects } from '../support/manifests';
+
+describe('Informer', () => {
+  const kc = testKubeConfig();
+  const objects = testObjects();
+  let namespace: string;
+  let informer: Informer;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    namespace = await createTestNamespace(kc, 'informer');
+  });
+  afterAll(async () => {
+    informer?.stop();
+    await deleteNamespace(kc, namespace);
+  });
+
+  it('lists, then follows changes, and a failing handler stops neither it nor the other handlers', async () => {
+    const configMap = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { watched: 'yes' } }, data });
+    await objects.apply(configMap('before'));
+    const log = createLogger({ level: 'error', write: (line) => logged.push(line) });
+    informer = new Informer(new KubeRest(kc), { path: `/api/v1/namespaces/${namespace}/configmaps`, labelSelector: 'watched=yes', pageSize: 1 }, log);
+    const seen: string[] = [];
+    informer.on(() => {
+      throw new Error('a broken handler');
+    });
+    informer.on((type, object) => seen.push(`${type} ${object.metadata.name}`));
+    informer.start();
+
+    await eventually('the initial list', async () => (informer.hasSynced ? true : undefined));
+    await objects.apply(configMap('after'));
+    await objects.apply(configMap('after', { changed: 'yes' }));
+    await objects.delete(configMap('before'));
+    await eventually('every change', async () => (seen.length >= 4 ? seen : undefined));
+    expect(seen).toEqual(['added before', 'added after', 'updated after', 'deleted before']);
+    expect([...informer.cache.keys()]).toEqual([`${namespace}/after`]);
+    expect(JSON.parse(logged[0])).toMatchObject({ level: 'error', msg: 'an event handler failed', error: { message: 'a broken handler' } });
+  });
+});
