@@ -58,7 +58,7 @@ export class Controller {
 
   /** Starts every kind (each as soon as its CRD is established) and the workers; returns at once. */
   start(): void {
-    for (const kind of this.settings.kinds) this.running.push(this.startKind(kind));
+    for (const kind of this.settings.kinds) this.running.push(this.startKindUntilItWorks(kind));
     for (let i = 0; i < this.settings.workers; i++) this.running.push(this.work());
   }
 
@@ -68,6 +68,19 @@ export class Controller {
     this.queue.shutDown();
     await Promise.allSettled(this.running);
     for (const informer of this.informers) informer.stop();
+  }
+
+  /** Starting needs the API server (discovery); if it is unreachable, try again rather than die. */
+  private async startKindUntilItWorks(kind: AnyKind): Promise<void> {
+    for (let attempt = 0; !this.stopping; attempt++) {
+      try {
+        return await this.startKind(kind);
+      } catch (err) {
+        const delay = Math.min(30_000, 1000 * 2 ** attempt);
+        this.log.warn('could not start serving the kind; retrying', { kind: kind.kind, retryInMs: delay, error: err as Error });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   private async startKind(kind: AnyKind): Promise<void> {
