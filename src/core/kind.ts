@@ -25,6 +25,9 @@ export interface CustomResource<Spec = unknown, Status = unknown> {
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
+/** What the controller does to the children it creates: read and watch them, apply them, prune them. */
+export const CHILD_VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
 /** Access the controller needs to some resources; the bundle turns these into RBAC rules. */
 export interface Permission {
   readonly apiGroup: string;

@@ -1,4 +1,4 @@
-import { KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
 import { Copies, SourceObject } from './copies';
 import { copyratorExample } from './example';
@@ -13,8 +13,6 @@ export interface CopyratorObservation {
   readonly sources: readonly SourceObject[];
   readonly targets: readonly string[];
 }
-
-const ALL: ('get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete')[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
 /** CopyratorRule: copies labelled ConfigMaps or Secrets across namespaces (drop-in for the copyrator operator). */
 export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
@@ -39,8 +37,8 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   // Copies live in other namespaces, which ownerReferences cannot reach: the finalizer removes them.
   finalizer: 'test.com/copies',
   manages: [
-    { apiGroup: '', resources: ['configmaps'], verbs: ALL },
-    { apiGroup: '', resources: ['secrets'], verbs: ALL, optIn: 'secrets' },
+    { apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS },
+    { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: 'secrets' },
     { apiGroup: '', resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
   ],
   render: (scope, _rule, observation) => {

@@ -1,4 +1,4 @@
-import { KindDefinition, Verb } from '../../core/kind';
+import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { childLabels } from '../../core/names';
 import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { DatabaseChildren } from './database';
@@ -26,8 +26,6 @@ export const DATABASE_FINALIZER = 'stable.imaginedata.com/snapshot';
  * letters, digits and "-", starting with a letter, no dots. Longer names are shortened by childName().
  */
 export const DATABASE_OBJECT_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
-
-const ALL: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
 /** Database: a PostgreSQL instance with its storage, backups, upgrades and final snapshot (the SampleDB of the operator pattern). */
 export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, DatabaseObservation> = {
@@ -65,10 +63,10 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     // Created once with a generated password and never changed, so no update, list or delete:
     // the credentials go with the Database through their ownerReference.
     { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
-    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: ALL },
-    { apiGroup: 'apps', resources: ['statefulsets'], verbs: ALL },
-    { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: ALL },
-    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: ALL },
+    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
+    { apiGroup: 'apps', resources: ['statefulsets'], verbs: CHILD_VERBS },
+    { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: CHILD_VERBS },
+    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
   ],
   finalizer: DATABASE_FINALIZER,
   example: databaseExample,

@@ -1,4 +1,4 @@
-import { KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { exchangeRateExample } from './example';
 import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus } from './api';
 import { exchangeRateController, ObservedQuote } from './controller';
@@ -27,7 +27,7 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
   ],
   example: exchangeRateExample,
   controller: exchangeRateController,
-  manages: [{ apiGroup: '', resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
+  manages: [{ apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS }],
   render: (scope, resource, quote) => {
     new ExchangeRateConfigMap(scope, 'rate', { ownerName: resource.metadata.name, spec: resource.spec, quote });
   },

@@ -1,4 +1,4 @@
-import { KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { RegistryMirrorCache } from './cache';
 import { registryMirrorExample } from './example';
@@ -12,8 +12,6 @@ export * from './example';
 export * from './names';
 export * from './namespace';
 export * from './node-config';
-
-const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
 
 /**
  * RegistryMirror: a pull-through cache of a container registry that every node's containerd
@@ -41,9 +39,9 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
   example: registryMirrorExample,
   manages: [
     // The credentials Secret is only referenced by name from the Pod: no Secret access at all.
-    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: [...CHILD_VERBS] },
-    { apiGroup: 'apps', resources: ['statefulsets', 'daemonsets'], verbs: [...CHILD_VERBS] },
-    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: [...CHILD_VERBS] },
+    { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
+    { apiGroup: 'apps', resources: ['statefulsets', 'daemonsets'], verbs: CHILD_VERBS },
+    { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
   ],
   install: (scope) => {
     new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
