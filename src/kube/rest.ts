@@ -11,6 +11,12 @@ import { fetch } from 'undici';
  */
 export class KubeRest {
   private readonly server: string;
+  /**
+   * The client builds a new connection pool on every applySecurityAuthentication, which
+   * would open a new TLS connection per request (measured: 139 creates/s instead of 531).
+   * The TLS settings come from the kubeconfig and do not change, so the first pool serves all.
+   */
+  private dispatcher?: unknown;
 
   constructor(
     private readonly kc: k8s.KubeConfig,
@@ -47,7 +53,7 @@ export class KubeRest {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      dispatcher: ctx.getDispatcher() as never,
+      dispatcher: (this.dispatcher ??= ctx.getDispatcher()) as never,
       signal: options.signal,
     });
     if (!response.ok) throw new KubeError(method, url.pathname, response.status, await response.text());

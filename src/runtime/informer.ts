@@ -89,11 +89,13 @@ export class Informer<T extends KubeObject = KubeObject> {
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.rest.request<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', this.options.path, {
+      const page = await this.rest.request<{ apiVersion: string; kind: string; items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', this.options.path, {
         query: { labelSelector: this.options.labelSelector, limit: String(this.options.pageSize ?? 500), continue: continueToken },
         timeoutMs: 60_000,
       });
-      for (const item of page.items) seen.set(keyOf(item), strip(item));
+      // Items of a LIST of built-in kinds carry no apiVersion or kind (watch events do): restore them from the list's own.
+      const identity = { apiVersion: page.apiVersion, kind: page.kind.replace(/List$/, '') };
+      for (const item of page.items) seen.set(keyOf(item), strip({ ...identity, ...item }));
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);

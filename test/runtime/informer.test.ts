@@ -39,6 +39,12 @@ describe('Informer', () => {
     await eventually('every change', async () => (seen.length >= 4 ? seen : undefined));
     expect(seen).toEqual(['added before', 'added after', 'updated after', 'deleted before']);
     expect([...informer.cache.keys()]).toEqual([`${namespace}/after`]);
+    // Listed objects carry their identity like watched ones, so they can be compared and deleted.
+    const listed = new Informer(new KubeRest(kc), { path: `/api/v1/namespaces/${namespace}/configmaps`, labelSelector: 'watched=yes' }, log);
+    listed.start();
+    await eventually('a second list', async () => (listed.hasSynced ? true : undefined));
+    listed.stop();
+    expect(listed.cache.get(`${namespace}/after`)).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(JSON.parse(logged[0])).toMatchObject({ level: 'error', msg: 'an event handler failed', error: { message: 'a broken handler' } });
   });
 });
