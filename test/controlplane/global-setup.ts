@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cdk8s-operators-test-'));
   const started = Date.now();
   const state = await startControlPlane(dir);
+  // If Jest dies without its teardown, the watchdog stops the control plane (compiled by pretest).
+  spawn(process.execPath, [join(__dirname, '..', '..', 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(state.processes)], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
   process.env.TEST_KUBECONFIG = state.kubeconfig;
   process.env.TEST_CONTROL_PLANE_DIR = dir;
   process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
