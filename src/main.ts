@@ -5,9 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
-import { AnyKind, CustomResource, validateResource } from './core/kind';
-import { formatFieldErrors } from './schema';
-import { renderChildren } from './core/render';
+import { AnyKind } from './core/kind';
+import { previewChildren } from './core/render';
 import { KINDS } from './kinds';
 
 /** Argo CD applies lower waves first: CRDs, then the operator, then the resources that need both. */
@@ -62,11 +61,9 @@ export function buildApp(app: App): { charts: Chart[]; examples: Example[] } {
 export function previews(examples: Example[]): Map<string, string> {
   const files = new Map<string, string>();
   for (const { kind, object } of examples) {
-    const resource = object.toJson() as CustomResource;
-    const result = validateResource(kind, resource as unknown as Record<string, unknown>);
-    if (!result.ok) throw new Error(`example ${kind.kind} ${resource.metadata.name} is invalid: ${formatFieldErrors(result.errors)}`);
-    const children = renderChildren(kind, { ...resource, spec: result.spec });
-    if (children.length) files.set(`${kind.plural}-${resource.metadata.name}.yaml`, Yaml.stringify(...children));
+    const preview = previewChildren(kind, object.toJson());
+    if (!preview.ok) throw new Error(`example ${preview.message}`);
+    if (preview.children.length) files.set(`${kind.plural}-${object.name}.yaml`, Yaml.stringify(...preview.children));
   }
   return files;
 }

@@ -1,9 +1,8 @@
 import { Yaml } from 'cdk8s';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { AnyKind, apiVersionOf, CustomResource, validateResource } from './core/kind';
-import { renderChildren } from './core/render';
-import { formatFieldErrors } from './schema';
+import { AnyKind, apiVersionOf } from './core/kind';
+import { previewChildren } from './core/render';
 
 /** A problem with the input, reported as one line and a non-zero exit. */
 export class InputError extends Error {}
@@ -33,11 +32,9 @@ export function renderManifests(text: string, source: string, kinds: readonly An
     }
     const metadata = object.metadata as { name?: unknown } | undefined;
     if (typeof metadata?.name !== 'string' || !metadata.name) throw new InputError(`${where}: metadata.name is required`);
-    const result = validateResource(kind, object);
-    if (!result.ok) throw new InputError(`${where}: ${kind.kind} ${metadata.name} is invalid: ${formatFieldErrors(result.errors)}`);
-    const resource = { ...(object as unknown as CustomResource), spec: result.spec };
-    const children = renderChildren(kind, resource);
-    if (children.length) outputs.push(Yaml.stringify(...children));
+    const preview = previewChildren(kind, object);
+    if (!preview.ok) throw new InputError(`${where}: ${preview.message}`);
+    if (preview.children.length) outputs.push(Yaml.stringify(...preview.children));
   });
   return outputs.join('---\n');
 }

@@ -1,6 +1,7 @@
 import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { AnyKind, CustomResource, KindDefinition } from './kind';
+import { formatFieldErrors } from '../schema';
+import { AnyKind, CustomResource, KindDefinition, validateResource } from './kind';
 import { childLabels } from './names';
 
 /** A Kubernetes object as plain JSON, ready to apply. */
@@ -34,4 +35,16 @@ export function renderChildren<Spec, Observation>(
   const chart = new ChildrenChart(new App(), 'children', kind, resource);
   kind.render(chart, resource, observation);
   return chart.toJson() as Manifest[];
+}
+
+/**
+ * What a resource declared in a file will get, before the cluster is asked anything: its
+ * children rendered without an observation, or why its spec is invalid
+ * (`<Kind> <name> is invalid: <field>: <problem>`).
+ */
+export function previewChildren(kind: AnyKind, object: Record<string, unknown>): { ok: true; children: Manifest[] } | { ok: false; message: string } {
+  const resource = object as unknown as CustomResource;
+  const result = validateResource(kind, object);
+  if (!result.ok) return { ok: false, message: `${kind.kind} ${resource.metadata.name} is invalid: ${formatFieldErrors(result.errors)}` };
+  return { ok: true, children: renderChildren(kind, { ...resource, spec: result.spec }) };
 }

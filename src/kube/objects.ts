@@ -8,6 +8,11 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+/** `namespace/name`, or `name` for a cluster-scoped object: how caches and the work queue name objects. */
+export function objectKey(o: { metadata: { name: string; namespace?: string } }): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}
+
 interface ApiResource {
   readonly name: string;
   readonly namespaced: boolean;

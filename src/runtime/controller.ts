@@ -1,6 +1,6 @@
 import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
-import { KubeObject, ObjectClient } from '../kube/objects';
+import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
 import { EventRecorder } from './events';
 import { Informer } from './informer';
@@ -91,7 +91,7 @@ export class Controller {
     const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}` }, log));
     for (const informer of owners) {
       informer.on((type, object, previous) => {
-        if (type !== 'updated' || needsReconcile(object, previous)) this.queue.add(`${group}|${keyOf(object)}`);
+        if (type !== 'updated' || needsReconcile(object, previous)) this.queue.add(`${group}|${objectKey(object)}`);
       });
     }
     const children = await this.childInformers(kind, log);
@@ -201,8 +201,4 @@ function ownerKeyOf(kind: AnyKind, child: KubeObject): string | undefined {
   const name = labels[OWNER_NAME_LABEL];
   if (!name) return undefined;
   return kind.scope === 'Namespaced' ? `${labels[OWNER_NAMESPACE_LABEL]}/${name}` : name;
-}
-
-function keyOf(o: KubeObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 }

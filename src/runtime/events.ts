@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { apiVersionOf, AnyKind, CustomResource } from '../core/kind';
 import { KubeRest } from '../kube/rest';
+import { microTime } from '../kube/time';
 import { Logger } from './log';
 
 export const REPORTING_CONTROLLER = 'cdk8s-operators.io/controller';
@@ -22,7 +23,7 @@ export class EventRecorder {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: `${resource.metadata.name}.${Date.now().toString(16)}${randomBytes(2).toString('hex')}`, namespace },
-      eventTime: new Date().toISOString().replace('Z', '000Z'),
+      eventTime: microTime(new Date()),
       reportingController: REPORTING_CONTROLLER,
       reportingInstance: this.instance.slice(0, 128),
       action: 'Reconcile',

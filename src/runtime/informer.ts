@@ -1,4 +1,4 @@
-import { KubeObject } from '../kube/objects';
+import { KubeObject, objectKey } from '../kube/objects';
 import { KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
 
@@ -19,8 +19,6 @@ interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: KubeObject & { metadata: { resourceVersion?: string }; code?: number; message?: string };
 }
-
-const keyOf = (o: KubeObject) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
 
 /**
  * A cache of one collection kept current by list+watch, that survives what clusters do:
@@ -95,7 +93,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       });
       // Items of a LIST of built-in kinds carry no apiVersion or kind (watch events do): restore them from the list's own.
       const identity = { apiVersion: page.apiVersion, kind: page.kind.replace(/List$/, '') };
-      for (const item of page.items) seen.set(keyOf(item), strip({ ...identity, ...item }));
+      for (const item of page.items) seen.set(objectKey(item), strip({ ...identity, ...item }));
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
@@ -137,7 +135,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private apply(type: ChangeType, object: T): void {
-    const key = keyOf(object);
+    const key = objectKey(object);
     const previous = this.cache.get(key);
     if (type === 'deleted') {
       if (!previous) return;

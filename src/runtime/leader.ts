@@ -1,3 +1,4 @@
+import { microTime } from '../kube/time';
 import { isNotFound, KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
 
@@ -258,9 +259,4 @@ export class LeaderElector {
       this.wake = done;
     });
   }
-}
-
-/** A metav1.MicroTime: RFC 3339 with exactly six fractional digits, as the Lease API expects. */
-export function microTime(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

@@ -1,7 +1,7 @@
 import { AnyKind, apiVersionOf, CustomResource, ObservationError, validateResource } from '../core/kind';
 import { childLabels, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { renderChildren } from '../core/render';
-import { KubeObject, ObjectClient } from '../kube/objects';
+import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
 import { Condition, readyCondition, statusPatch } from './status';
@@ -68,12 +68,12 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const desired = renderChildren(kind, valid, observation).map((child) => withOwner(child as KubeObject, resource, kind));
   let applied = 0;
   for (const child of desired) {
-    const live = ctx.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(keyOf(child));
+    const live = ctx.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
     if (live && matches(child, live)) continue;
     await ctx.objects.apply(child);
     applied++;
   }
-  const pruned = await prune(ctx, resource, new Set(desired.map((c) => `${c.apiVersion}/${c.kind}/${keyOf(c)}`)), log);
+  const pruned = await prune(ctx, resource, new Set(desired.map((c) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`)), log);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
 
   const kindStatus = kind.controller?.status?.(valid, observation) ?? {};
@@ -102,9 +102,9 @@ async function prune(ctx: ReconcileContext, owner: CustomResource & KubeObject, 
     for (const child of informer.cache.values()) {
       const l = child.metadata.labels as Record<string, string> | undefined;
       const mine = l?.[OWNER_KIND_LABEL] === labels[OWNER_KIND_LABEL] && l?.[OWNER_NAME_LABEL] === labels[OWNER_NAME_LABEL] && l?.[OWNER_NAMESPACE_LABEL] === labels[OWNER_NAMESPACE_LABEL];
-      if (!mine || keep.has(`${child.apiVersion}/${child.kind}/${keyOf(child)}`)) continue;
+      if (!mine || keep.has(`${child.apiVersion}/${child.kind}/${objectKey(child)}`)) continue;
       await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
-      log.info('pruned a child no longer rendered', { child: `${child.kind}/${keyOf(child)}` });
+      log.info('pruned a child no longer rendered', { child: `${child.kind}/${objectKey(child)}` });
       pruned++;
     }
   }
@@ -116,17 +116,16 @@ async function finalize(ctx: ReconcileContext, resource: CustomResource & KubeOb
   const finalizer = ctx.kind.finalizer;
   if (!finalizer || !resource.metadata.finalizers?.includes(finalizer)) return { applied: 0, pruned: 0 };
   const pruned = await prune(ctx, resource, new Set(), log);
-  const finalizers = resource.metadata.finalizers.filter((f) => f !== finalizer);
-  await ctx.objects.rest.request('PATCH', await ctx.objects.paths.path(resource), {
-    body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
-    contentType: 'application/merge-patch+json',
-  });
+  await setFinalizers(ctx, resource, resource.metadata.finalizers.filter((f) => f !== finalizer));
   log.info('children removed, finalizer released', { pruned });
   return { applied: 0, pruned };
 }
 
 async function addFinalizer(ctx: ReconcileContext, resource: CustomResource & KubeObject): Promise<void> {
-  const finalizers = [...(resource.metadata.finalizers ?? []), ctx.kind.finalizer!];
+  await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), ctx.kind.finalizer!]);
+}
+
+async function setFinalizers(ctx: ReconcileContext, resource: CustomResource & KubeObject, finalizers: string[]): Promise<void> {
   await ctx.objects.rest.request('PATCH', await ctx.objects.paths.path(resource), {
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
@@ -143,8 +142,4 @@ async function setStatus(ctx: ReconcileContext, resource: CustomResource & KubeO
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {
     await ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
   }
-}
-
-function keyOf(o: KubeObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 }

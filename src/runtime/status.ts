@@ -1,5 +1,6 @@
 import { CustomResource } from '../core/kind';
 import { Condition } from '../core/status';
+import { metaTime } from '../kube/time';
 import { matches } from './matches';
 
 export type { Condition };
@@ -14,7 +15,7 @@ export function readyCondition(resource: CustomResource, status: 'True' | 'False
     status,
     reason,
     message,
-    lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : metaTime(new Date()),
     observedGeneration: resource.metadata.generation,
   };
 }

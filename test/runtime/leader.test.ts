@@ -1,5 +1,6 @@
 import { KubeRest, RequestOptions } from '../../src/kube/rest';
-import { LeaderElector, microTime } from '../../src/runtime/leader';
+import { microTime } from '../../src/kube/time';
+import { LeaderElector } from '../../src/runtime/leader';
 import { createLogger } from '../../src/runtime/log';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 

@@ -1,5 +1,6 @@
 import { KindController, ObservationError } from '../../core/kind';
 import { parseDuration } from '../../core/duration';
+import { metaTime } from '../../kube/time';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
 import { ProviderError, RateProvider } from './provider';
 import { RateCache } from './rate-cache';
@@ -29,7 +30,7 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
     };
   },
   status: (_exchangeRate, quote) =>
-    quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: new Date(quote.fetchedAt).toISOString().replace(/\.\d+Z$/, 'Z') } : {}) } : {},
+    quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: metaTime(new Date(quote.fetchedAt)) } : {}) } : {},
   readyReason: 'RatePublished',
   // Due when the shared quote expires, not a full interval after this reconcile (which may have used an old one).
   requeueAfterMs: (spec, quote) => Math.max(1000, (quote?.fetchedAt ?? Date.now()) + parseDuration(spec.refreshInterval) - Date.now()),
