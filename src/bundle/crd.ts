@@ -53,7 +53,7 @@ export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata
           schema: { openAPIV3Schema: openApiSchemaOf(kind) },
           additionalPrinterColumns: [
             ...kind.printerColumns,
-            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec.' },
+            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec and are ready.' },
             { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', description: 'Why the object is or is not ready.', priority: 1 },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' },
           ],

@@ -96,6 +96,54 @@ export interface KindOption {
 export interface ObserverContext {
   /** The parsed values of the kind's options (durations in milliseconds). */
   readonly options: Readonly<Record<string, unknown>>;
+  /** The engine's caches of the kind's children and related collections: read these, never LIST per reconcile. */
+  readonly caches: CacheReader;
+}
+
+/** A collection of the API, e.g. `{ apiGroup: '', resource: 'configmaps' }`. */
+export interface Collection {
+  readonly apiGroup: string;
+  readonly resource: string;
+}
+
+/** Part of a collection: one namespace (or all) and a label selector (or none). */
+export interface Query {
+  /** Only this namespace's objects; every namespace when absent. */
+  readonly namespace?: string;
+  /** Equality selector, e.g. `{ copyrator: 'true' }`. */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** Read access to what the engine watches, as cached objects (JSON as the API server sent it). */
+export interface CacheReader {
+  /** One object of a child or related collection, by `namespace/name` (or `name`). */
+  get(collection: Collection, key: string): KubeJson | undefined;
+  /** The cached objects of a collection that match the query. */
+  list(collection: Collection, query?: Query): KubeJson[];
+}
+
+/** An object as cached: apiVersion, kind, metadata and whatever else it has. */
+export interface KubeJson {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta & { resourceVersion?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * A collection the kind reads but does not own (controller-runtime's `Watches`): the engine
+ * keeps it cached, and a change to one of its objects queues the kind's objects that read it.
+ */
+export interface RelatedWatch<Spec> extends Collection {
+  /** Only watched when the install enables it (e.g. copying Secrets). */
+  readonly optIn?: 'secrets';
+  /**
+   * The parts of the collection one resource reads. Each distinct query gets its own
+   * label-selected watch, shared by every resource that asks for it, and a change in it
+   * queues exactly those resources. Absent: the whole collection is watched once and any
+   * change queues every resource of the kind (fit for small collections such as namespaces).
+   */
+  readonly queries?: (resource: CustomResource<Spec>) => readonly Query[];
 }
 
 /** An observation that failed in a way the user should read in status, e.g. a provider that is down. */
@@ -104,9 +152,40 @@ export class ObservationError extends Error {
     /** A CamelCase reason for the Ready condition. */
     readonly reason: string,
     message: string,
+    /** Whether trying again can help without a change to the object (a provider that is down: yes). */
+    readonly retry = true,
   ) {
     super(message);
   }
+}
+
+/** How a child stands, by the rules kstatus applies to built-in kinds. */
+export interface ChildState {
+  /** `Kind namespace/name` */
+  readonly child: string;
+  readonly ready: boolean;
+  /** Why it is not ready yet, e.g. `1 of 3 replicas ready`. */
+  readonly message?: string;
+  /** It will not become ready by itself (a failed Job). */
+  readonly failed?: boolean;
+}
+
+/** What the engine did with the rendered children, for the kind's status and Ready verdict. */
+export interface ReconcileOutcome {
+  /** Children rendered and served (applied or already matching). */
+  readonly served: readonly KubeJson[];
+  /** Objects of a rendered child's name that something else manages: left alone (`Kind namespace/name`). */
+  readonly conflicts: readonly string[];
+  /** The served children's own readiness. */
+  readonly children: readonly ChildState[];
+}
+
+/** The Ready condition a kind wants instead of the engine's own verdict. */
+export interface ReadyVerdict {
+  readonly status: 'True' | 'False';
+  /** CamelCase */
+  readonly reason: string;
+  readonly message: string;
 }
 
 /** The kind-specific steps of a reconcile; everything else is the generic runtime's. */
@@ -114,8 +193,24 @@ export interface KindController<Spec, Status, Observation> {
   readonly options?: readonly KindOption[];
   /** Creates, once, the function that looks at the world for one resource before rendering. */
   readonly observer?: (context: ObserverContext) => (resource: CustomResource<Spec, Status>) => Promise<Observation>;
+  /** Collections the kind reads but does not own; its observer reads them from `ObserverContext.caches`. */
+  readonly watches?: readonly RelatedWatch<Spec>[];
+  /** Whether this controller serves the resource at all (e.g. an option naming one rule); all by default. */
+  readonly serves?: (resource: CustomResource<Spec, Status>, options: Readonly<Record<string, unknown>>) => boolean;
   /** The kind's own status fields, beside conditions and observedGeneration. */
-  readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined) => Partial<Status>;
+  readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => Partial<Status>;
+  /**
+   * The Ready condition, where the kind knows more than its children's readiness (e.g. a
+   * phase); undefined keeps the engine's verdict (conflicts, then children not ready, then Ready).
+   */
+  readonly ready?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => ReadyVerdict | undefined;
+  /**
+   * A last step before the finalizer is released. Without it, deleting removes every child
+   * and releases at once. With it, the resource keeps being observed and rendered while it is
+   * deleted (`metadata.deletionTimestamp` tells the render), and the finalizer goes only when
+   * this returns true; otherwise it returns what it waits for, which status shows.
+   */
+  readonly mayRelease?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => true | string;
   /** The Ready condition's reason when all is well. @default Reconciled */
   readonly readyReason?: string;
   /** Reconcile again after this long although nothing changed (e.g. to refresh a rate). */

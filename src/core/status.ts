@@ -19,6 +19,6 @@ export type Condition = Infer<typeof conditionSchema>;
 export const commonStatusProperties = {
   observedGeneration: s.optional(s.integer({ description: 'The metadata.generation the controller last acted on.', minimum: 0 })),
   conditions: s.optional(
-    s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec.', maxItems: 16, mapKeys: ['type'] }),
+    s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec and are ready.', maxItems: 16, mapKeys: ['type'] }),
   ),
 };

@@ -2,8 +2,10 @@ import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
+import { Discovery } from '../kube/discovery';
 import { EventRecorder } from './events';
 import { Informer } from './informer';
+import { KindWatches } from './watches';
 import { Logger } from './log';
 import { Metrics } from './metrics';
 import { WorkQueue } from './queue';
@@ -32,6 +34,7 @@ export class Controller {
   private readonly contexts = new Map<string, ReconcileContext>();
   private readonly informers: Array<Pick<Informer, 'hasSynced' | 'start' | 'stop'>> = [];
   private readonly objects: ObjectClient;
+  private readonly discovery: Discovery;
   private stopping = false;
   private readonly running: Promise<void>[] = [];
   private readonly metrics;
@@ -43,6 +46,7 @@ export class Controller {
     registry: Metrics,
   ) {
     this.objects = new ObjectClient(rest, PRODUCT);
+    this.discovery = new Discovery(rest);
     this.metrics = {
       reconciles: registry.counter('cdk8s_operators_reconciles_total', 'Reconciles by kind and result.', ['kind', 'result']),
       duration: registry.histogram('cdk8s_operators_reconcile_duration_seconds', 'Time one reconcile took.', ['kind']),
@@ -87,30 +91,49 @@ export class Controller {
     const log = this.log.child({ kind: kind.kind });
     if (!(await this.waitForCrd(kind, log))) return;
     const group = `${kind.plural}.${kind.group}`;
+    const options = this.settings.kindOptions;
+    const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
     const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
     const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}` }, log));
     for (const informer of owners) {
       informer.on((type, object, previous) => {
-        if (type !== 'updated' || needsReconcile(object, previous)) this.queue.add(`${group}|${objectKey(object)}`);
+        if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(`${group}|${objectKey(object)}`);
       });
     }
-    const children = await this.childInformers(kind, log);
+    const allOwners = () => owners.flatMap((informer) => [...informer.cache.values()]).filter(serves);
+    const watches = new KindWatches(
+      this.rest,
+      {
+        child: (child) => {
+          const owner = ownerKeyOf(kind, child);
+          if (owner) this.queue.add(`${group}|${owner}`);
+        },
+        related: (keys) => {
+          for (const key of keys === 'all' ? allOwners().map(objectKey) : keys) this.queue.add(`${group}|${key}`);
+        },
+      },
+      log,
+    );
+    await this.watchCollections(kind, watches);
     const ctx: ReconcileContext = {
       kind,
       objects: this.objects,
-      owner: (key) => owners.map((informer) => informer.cache.get(key)).find(Boolean),
-      children,
-      observe: kind.controller?.observer?.({ options: this.settings.kindOptions }) as ReconcileContext['observe'],
+      owner: (key) => owners.map((informer) => informer.cache.get(key)).find((o) => o && serves(o)),
+      watches,
+      observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],
+      options,
       events: new EventRecorder(this.rest, kind, this.settings.identity, log),
       log: this.log,
       resyncMs: this.settings.resyncMs,
     };
     this.contexts.set(group, ctx);
-    for (const informer of [...owners, ...children.values()]) {
+    for (const informer of owners) {
       this.informers.push(informer);
       informer.start();
     }
-    log.info('serving', { children: [...children.keys()] });
+    this.informers.push(watches);
+    watches.start();
+    log.info('serving', { children: [...watches.children.keys()] });
   }
 
   /** The CRD is installed by GitOps, maybe after the controller starts: wait for it, saying why. */
@@ -131,28 +154,25 @@ export class Controller {
     return false;
   }
 
-  /** A labelled cache of every namespaced collection the kind manages and may list and watch. */
-  private async childInformers(kind: AnyKind, log: Logger): Promise<Map<string, Informer>> {
+  /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
+  private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
+    const enabled = (optIn?: string) => !optIn || Boolean(this.settings.kindOptions[`enable-${optIn}`]);
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
-    const children = new Map<string, Informer>();
     for (const permission of kind.manages) {
-      if (!permission.verbs.includes('list') || !permission.verbs.includes('watch')) continue;
-      if (permission.optIn && !this.settings.kindOptions[`enable-${permission.optIn}`]) continue;
-      const groupVersion = permission.apiGroup ? (await this.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${permission.apiGroup}`)).preferredVersion.groupVersion : 'v1';
-      const base = permission.apiGroup ? `/apis/${groupVersion}` : '/api/v1';
-      const { resources } = await this.rest.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', base);
+      if (!permission.verbs.includes('list') || !permission.verbs.includes('watch') || !enabled(permission.optIn)) continue;
       for (const name of permission.resources) {
-        const resource = resources.find((r) => r.name === name);
-        if (!resource?.namespaced) continue;
-        const informer = new Informer(this.rest, { path: `${base}/${name}`, labelSelector: selector }, log);
-        informer.on((_type, child) => {
-          const owner = ownerKeyOf(kind, child);
-          if (owner) this.queue.add(`${kind.plural}.${kind.group}|${owner}`);
-        });
-        children.set(`${groupVersion}/${resource.kind}`, informer);
+        const collection = await this.discovery.resolve(permission.apiGroup, name);
+        // Namespaces and other cluster-scoped collections a kind reads are related watches, not children.
+        if (collection?.namespaced) watches.addChildren(collection, selector);
       }
     }
-    return children;
+    for (const watch of kind.controller?.watches ?? []) {
+      if (!enabled(watch.optIn)) continue;
+      const collection = await this.discovery.resolve(watch.apiGroup, watch.resource);
+      if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
+      if (watch.queries) watches.addQueried(collection);
+      else watches.addWhole(collection);
+    }
   }
 
   private async work(): Promise<void> {

@@ -33,6 +33,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   private stopped = false;
   private synced = false;
   private failures = 0;
+  /** Why the last LIST or WATCH failed, while the informer is retrying. */
+  private lastError?: Error;
+  private readonly syncWaiters: Array<() => void> = [];
 
   constructor(
     private readonly rest: KubeRest,
@@ -51,6 +54,23 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   start(): void {
     void this.run();
+  }
+
+  /**
+   * Resolves once the first LIST has filled the cache; rejects after `timeoutMs` with the
+   * last error (e.g. a 403 where RBAC does not grant the list), so a caller can report it.
+   */
+  async waitForSync(timeoutMs: number): Promise<void> {
+    if (this.synced) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.syncWaiters.push(resolve);
+        timer = setTimeout(() => reject(new Error(`could not list ${this.options.path} within ${timeoutMs / 1000} s${this.lastError ? `: ${this.lastError.message}` : ''}`)), timeoutMs);
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   stop(): void {
@@ -74,6 +94,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           this.log.debug('watch expired, relisting', { path: this.options.path });
           continue;
         }
+        this.lastError = err as Error;
         const delay = Math.min(30_000, 500 * 2 ** this.failures++);
         this.log.warn('list/watch failed, retrying', { path: this.options.path, error: err as Error, retryInMs: delay });
         await sleep(delay);
@@ -100,6 +121,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     for (const [key, old] of this.cache) if (!seen.has(key)) this.apply('deleted', old);
     for (const object of seen.values()) this.apply('added', object);
     this.synced = true;
+    this.lastError = undefined;
+    for (const resolve of this.syncWaiters.splice(0)) resolve();
     return resourceVersion;
   }
 

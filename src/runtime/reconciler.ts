@@ -1,24 +1,31 @@
-import { AnyKind, apiVersionOf, CustomResource, ObservationError, validateResource } from '../core/kind';
-import { childLabels, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
+import { AnyKind, apiVersionOf, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
+import { createdOnly, keptOnDelete } from '../core/child-policy';
+import { childLabels } from '../core/names';
 import { renderChildren } from '../core/render';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
-import { Condition, readyCondition, statusPatch } from './status';
 import { EventRecorder } from './events';
-import { Informer } from './informer';
 import { Logger } from './log';
 import { matches } from './matches';
+import { claims, describeChild } from './ownership';
+import { childState } from './readiness';
+import { readyCondition, statusPatch } from './status';
+import { KindWatches } from './watches';
+
+type Owner = CustomResource & KubeObject;
 
 /** Everything one kind's reconcile needs; the runtime builds one per kind. */
 export interface ReconcileContext {
   readonly kind: AnyKind;
   readonly objects: ObjectClient;
-  /** The cached object of a key, if it exists. */
-  readonly owner: (key: string) => (CustomResource & KubeObject) | undefined;
-  /** Informers of the child collections, by `apiVersion/Kind`. */
-  readonly children: ReadonlyMap<string, Informer>;
+  /** The cached object of a key, if it exists and this controller serves it. */
+  readonly owner: (key: string) => Owner | undefined;
+  /** The kind's children and the collections it reads. */
+  readonly watches: KindWatches;
   readonly observe?: (resource: CustomResource) => Promise<unknown>;
+  /** The parsed values of every kind's options (e.g. whether Secrets may be managed). */
+  readonly options: Readonly<Record<string, unknown>>;
   readonly events: EventRecorder;
   readonly log: Logger;
   /** Reconcile everything again after this long, even when nothing changed. */
@@ -29,103 +36,166 @@ export interface ReconcileContext {
 export interface ReconcileResult {
   /** Queue the key again after this many milliseconds. */
   readonly requeueAfterMs?: number;
-  /** Retry with backoff (a transient failure). */
+  /** Retry with backoff (a transient failure, or a conflict someone else must clear). */
   readonly retry?: boolean;
   readonly applied: number;
   readonly pruned: number;
 }
 
+const NOTHING: ReconcileResult = { applied: 0, pruned: 0 };
+
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
   const { kind } = ctx;
   const resource = ctx.owner(key);
-  if (!resource) return { applied: 0, pruned: 0 }; // Deleted: the garbage collector removes owned children.
+  if (!resource) {
+    ctx.watches.release(key);
+    return NOTHING; // Deleted: the garbage collector removes owned children.
+  }
   const log = ctx.log.child({ kind: kind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name });
+  await ctx.watches.waitForSync();
 
-  if (resource.metadata.deletionTimestamp) return finalize(ctx, resource, log);
-  if (kind.finalizer && !resource.metadata.finalizers?.includes(kind.finalizer)) await addFinalizer(ctx, resource);
+  const deleting = resource.metadata.deletionTimestamp !== undefined;
+  const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
+  if (deleting && !holdsFinalizer) return NOTHING;
+  if (deleting && !kind.controller?.mayRelease) return release(ctx, resource, log);
+  if (!deleting && kind.finalizer && !holdsFinalizer) await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), kind.finalizer]);
 
   const validation = validateResource(kind, resource as unknown as Record<string, unknown>);
   if (!validation.ok) {
+    // An invalid object being deleted cannot be rendered: let it go rather than hold it forever.
+    if (deleting) return release(ctx, resource, log);
     const message = formatFieldErrors(validation.errors);
     log.warn('invalid spec', { errors: message });
-    await setStatus(ctx, resource, readyCondition(resource, 'False', 'InvalidSpec', message), {});
-    // Nothing to retry: a change to the object queues it again.
-    return { applied: 0, pruned: 0 };
+    await setStatus(ctx, resource, { status: 'False', reason: 'InvalidSpec', message }, {});
+    return NOTHING; // Nothing to retry: a change to the object queues it again.
   }
   const valid = { ...resource, spec: validation.spec };
 
   let observation: unknown;
   try {
+    await ctx.watches.ensure(key, relatedQueries(ctx, valid));
     observation = ctx.observe ? await ctx.observe(valid) : undefined;
   } catch (err) {
     const reason = err instanceof ObservationError ? err.reason : 'ObservationFailed';
+    const retry = !(err instanceof ObservationError) || err.retry;
     log.warn('observation failed; children left as they are', { reason, error: err as Error });
-    await setStatus(ctx, resource, readyCondition(resource, 'False', reason, (err as Error).message), {});
-    return { retry: true, applied: 0, pruned: 0 };
+    await setStatus(ctx, resource, { status: 'False', reason, message: (err as Error).message }, {});
+    return { ...NOTHING, retry };
   }
 
   const desired = renderChildren(kind, valid, observation).map((child) => withOwner(child as KubeObject, resource, kind));
-  let applied = 0;
-  for (const child of desired) {
-    const live = ctx.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
-    if (live && matches(child, live)) continue;
-    await ctx.objects.apply(child);
-    applied++;
-  }
-  const pruned = await prune(ctx, resource, new Set(desired.map((c) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`)), log);
+  const { outcome, applied } = await serve(ctx, resource, desired);
+  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
+  if (outcome.conflicts.length) log.warn('left alone objects this resource does not manage', { conflicts: outcome.conflicts });
 
-  const kindStatus = kind.controller?.status?.(valid, observation) ?? {};
-  await setStatus(ctx, resource, readyCondition(resource, 'True', kind.controller?.readyReason ?? 'Reconciled', readyMessage(desired.length)), kindStatus);
+  const kindStatus = kind.controller?.status?.(valid, observation, outcome) ?? {};
+  if (deleting) {
+    const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
+    if (verdict === true) return release(ctx, resource, log);
+    await setStatus(ctx, resource, { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` }, kindStatus);
+    return { applied, pruned };
+  }
+  const ready = kind.controller?.ready?.(valid, observation, outcome) ?? engineVerdict(kind, outcome);
+  await setStatus(ctx, resource, ready, kindStatus);
+  if (outcome.conflicts.length) return { retry: true, applied, pruned };
   const refresh = kind.controller?.requeueAfterMs?.(valid.spec, observation);
   return { requeueAfterMs: Math.min(refresh ?? ctx.resyncMs, ctx.resyncMs), applied, pruned };
 }
 
-function readyMessage(children: number): string {
-  return children === 1 ? '1 child matches the spec' : `${children} children match the spec`;
+/** The parts of related collections this resource reads, for the shared watches. */
+function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
+  return (ctx.kind.controller?.watches ?? [])
+    .filter((watch) => watch.queries && (!watch.optIn || ctx.options[`enable-${watch.optIn}`]))
+    .flatMap((watch) => watch.queries!(resource).map((query) => ({ collection: watch, query })));
 }
 
-/** A controller ownerReference where Kubernetes allows one: same namespace, or a cluster-scoped owner. */
-function withOwner(child: KubeObject, owner: CustomResource & KubeObject, kind: AnyKind): KubeObject {
+/**
+ * Applies each rendered child that differs from what is live, except where an object of that
+ * name exists that this owner does not manage: that one is left alone and named as a conflict.
+ */
+async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[]): Promise<{ outcome: ReconcileOutcome; applied: number }> {
+  const labels = childLabels(ctx.kind, owner);
+  const served: KubeJson[] = [];
+  const conflicts: string[] = [];
+  let applied = 0;
+  for (const child of desired) {
+    const live = await liveChild(ctx, child);
+    if (live && !claims(labels, live)) conflicts.push(describeChild(child));
+    else if (live && (createdOnly(child) || matches(child, live))) served.push(live);
+    else {
+      served.push(await (live || !createdOnly(child) ? ctx.objects.apply<KubeJson>(child) : ctx.objects.create<KubeJson>(child)));
+      applied++;
+    }
+  }
+  return { outcome: { served, conflicts, children: served.map(childState) }, applied };
+}
+
+/**
+ * The live object of a child's name: from the child cache, else (it is not one of ours, or not
+ * watched, or just created) from the API server, so nothing we do not manage is applied over.
+ */
+async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<KubeJson | undefined> {
+  const cached = ctx.watches.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
+  if (cached) return cached as KubeJson;
+  return ctx.objects.get<KubeJson>(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+}
+
+/** Conflicts first, then a failed child, then children not ready yet; else Ready. */
+function engineVerdict(kind: AnyKind, outcome: ReconcileOutcome): ReadyVerdict {
+  if (outcome.conflicts.length) {
+    return { status: 'False', reason: 'Conflict', message: `left alone ${listed(outcome.conflicts)}: they exist and ${kind.kind} does not manage them` };
+  }
+  const failed = outcome.children.find((c) => c.failed);
+  if (failed) return { status: 'False', reason: 'ChildFailed', message: `${failed.child} ${failed.message}` };
+  const waiting = outcome.children.filter((c) => !c.ready);
+  if (waiting.length) {
+    return { status: 'False', reason: 'ChildNotReady', message: `${waiting[0].child}: ${waiting[0].message}${waiting.length > 1 ? `; ${waiting.length - 1} more children not ready` : ''}` };
+  }
+  const n = outcome.served.length;
+  return { status: 'True', reason: kind.controller?.readyReason ?? 'Reconciled', message: n === 1 ? '1 child ready' : `${n} children ready` };
+}
+
+function listed(items: readonly string[], max = 10): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
+
+/** A controller ownerReference where Kubernetes allows one (same namespace, or a cluster-scoped owner) and the child may go with its owner. */
+function withOwner(child: KubeObject, owner: Owner, kind: AnyKind): KubeObject {
   const sameScope = !owner.metadata.namespace || owner.metadata.namespace === child.metadata.namespace;
-  if (!sameScope || !owner.metadata.uid) return child;
+  if (!sameScope || !owner.metadata.uid || keptOnDelete(child as KubeJson)) return child;
   const ownerReference = { apiVersion: apiVersionOf(kind), kind: kind.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
   return { ...child, metadata: { ...child.metadata, ownerReferences: [ownerReference] } };
 }
 
-/** Deletes the children this owner's labels claim that the render no longer produced. */
-async function prune(ctx: ReconcileContext, owner: CustomResource & KubeObject, keep: Set<string>, log: Logger): Promise<number> {
+/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
+async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
   let pruned = 0;
-  for (const informer of ctx.children.values()) {
+  for (const informer of ctx.watches.children.values()) {
     for (const child of informer.cache.values()) {
-      const l = child.metadata.labels as Record<string, string> | undefined;
-      const mine = l?.[OWNER_KIND_LABEL] === labels[OWNER_KIND_LABEL] && l?.[OWNER_NAME_LABEL] === labels[OWNER_NAME_LABEL] && l?.[OWNER_NAMESPACE_LABEL] === labels[OWNER_NAMESPACE_LABEL];
-      if (!mine || keep.has(`${child.apiVersion}/${child.kind}/${objectKey(child)}`)) continue;
+      if (!claims(labels, child as KubeJson) || keep.has(childId(child)) || keptOnDelete(child as KubeJson)) continue;
       await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
-      log.info('pruned a child no longer rendered', { child: `${child.kind}/${objectKey(child)}` });
+      log.info('pruned a child no longer rendered', { child: describeChild(child) });
       pruned++;
     }
   }
   return pruned;
 }
 
-/** On deletion: remove every child we manage, then release our finalizer. */
-async function finalize(ctx: ReconcileContext, resource: CustomResource & KubeObject, log: Logger): Promise<ReconcileResult> {
-  const finalizer = ctx.kind.finalizer;
-  if (!finalizer || !resource.metadata.finalizers?.includes(finalizer)) return { applied: 0, pruned: 0 };
+/** The last step of a deletion: remove every child we manage, then our finalizer. */
+async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Promise<ReconcileResult> {
   const pruned = await prune(ctx, resource, new Set(), log);
-  await setFinalizers(ctx, resource, resource.metadata.finalizers.filter((f) => f !== finalizer));
+  await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
+  ctx.watches.release(objectKey(resource));
   log.info('children removed, finalizer released', { pruned });
   return { applied: 0, pruned };
 }
 
-async function addFinalizer(ctx: ReconcileContext, resource: CustomResource & KubeObject): Promise<void> {
-  await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), ctx.kind.finalizer!]);
-}
-
-async function setFinalizers(ctx: ReconcileContext, resource: CustomResource & KubeObject, finalizers: string[]): Promise<void> {
+async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<void> {
   await ctx.objects.rest.request('PATCH', await ctx.objects.paths.path(resource), {
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
@@ -134,11 +204,12 @@ async function setFinalizers(ctx: ReconcileContext, resource: CustomResource & K
 }
 
 /** Writes status only when it changed, and records an Event when Ready changes. */
-async function setStatus(ctx: ReconcileContext, resource: CustomResource & KubeObject, ready: Condition, kindStatus: object): Promise<void> {
+async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus: object): Promise<void> {
+  const ready = readyCondition(resource, verdict.status, verdict.reason, verdict.message);
   const patch = statusPatch(resource, ready, kindStatus);
   if (!patch) return;
   await ctx.objects.rest.request('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
-  const previous = (resource.status as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
+  const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {
     await ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
   }

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { isNotFound } from '../../src/kube/rest';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { eventually } from '../support/cluster';
 import { loadYaml, DIST } from '../support/manifests';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { FakeRateProvider } from '../support/rate-provider';
+import { eventsIn, gone as goneFrom, readyOf, Resource, whenReady as whenReadyIn } from '../support/resources';
 
 // A private control plane: these tests loosen a CRD.
 const ns = 'e2e';
@@ -14,29 +14,13 @@ let objects: ObjectClient;
 let provider: FakeRateProvider;
 let controller: ControllerProcess;
 
-type Status = { conditions?: { type: string; status: string; reason: string; message: string }[]; [key: string]: unknown };
-type Resource = KubeObject & { spec: Record<string, unknown>; status?: Status };
-
 const exchangeRate = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name, namespace: ns }, spec });
 const guitar = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'kool.karmalabs.local/v1', kind: 'Guitar', metadata: { name, namespace: ns }, spec });
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
 const get = <T extends KubeObject>(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => objects.get<T>(o);
-const ready = (o: Resource) => o.status?.conditions?.find((c) => c.type === 'Ready');
-
-function whenReady(o: KubeObject, status: 'True' | 'False', reason?: string): Promise<Resource> {
-  return eventually(`${o.kind} ${o.metadata.name} Ready=${status}${reason ? ` (${reason})` : ''}; controller log: ${controller.logFile}`, async () => {
-    const current = await get<Resource>(o);
-    const condition = ready(current);
-    return condition?.status === status && (!reason || condition.reason === reason) && current.status?.observedGeneration === current.metadata.generation ? current : undefined;
-  });
-}
-
-async function gone(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<boolean> {
-  return get(o).then(
-    () => false,
-    (err) => (isNotFound(err) ? true : Promise.reject(err)),
-  );
-}
+const ready = readyOf;
+const whenReady = (o: KubeObject, status: 'True' | 'False', reason?: string) => whenReadyIn(objects, o, status, reason, controller.logFile);
+const gone = (o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => goneFrom(objects, o);
 
 beforeAll(async () => {
   cluster = await startPrivateCluster('e2e-controller', ns);
@@ -96,6 +80,25 @@ describe('ExchangeRate', () => {
     await eventually('the rate to be restored', async () => ((await get<KubeObject & { data: Record<string, string> }>(configMap('usd-rate'))).data.rate === '1.0512' ? true : undefined));
   });
 
+  it('never applies over a ConfigMap it does not manage: Conflict in status and an Event, until the name is free', async () => {
+    const users = { ...configMap('users-own'), data: { rate: 'mine' } };
+    await objects.create(users);
+    const before = await get<KubeObject & { data: Record<string, string> }>(configMap('users-own'));
+    provider.setRate('EUR', 'CAD', 1.45);
+    await objects.apply(exchangeRate('cad', { currency: 'CAD', configMapName: 'users-own' }));
+    const conflicted = await whenReady(exchangeRate('cad', {}), 'False', 'Conflict');
+    expect(ready(conflicted)!.message).toBe(`left alone ConfigMap ${ns}/users-own: they exist and ExchangeRate does not manage them`);
+    const event = await eventually('a Warning Event naming the ConfigMap', async () => (await eventsIn(objects, ns)).find((e) => e.regarding.name === 'cad' && e.reason === 'Conflict'));
+    expect(event).toMatchObject({ type: 'Warning', note: expect.stringContaining(`ConfigMap ${ns}/users-own`) });
+    const after = await get<KubeObject & { data: Record<string, string> }>(configMap('users-own'));
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.data).toEqual({ rate: 'mine' });
+
+    await objects.delete(configMap('users-own'));
+    await whenReady(exchangeRate('cad', {}), 'True', 'RatePublished');
+    expect((await get<KubeObject & { data: Record<string, string> }>(configMap('users-own'))).data.rate).toBe('1.45');
+  });
+
   it('loses its ConfigMap to the garbage collector when deleted', async () => {
     provider.setRate('EUR', 'JPY', 160.5);
     await objects.apply(exchangeRate('jpy', { currency: 'JPY' }));
@@ -130,8 +133,7 @@ describe('Guitar', () => {
     const broken = await whenReady(guitar('broken', {}), 'False', 'InvalidSpec');
     expect(ready(broken)!.message).toContain('spec.brand: is required');
     const event = await eventually('a Warning Event about it', async () => {
-      const events = await objects.rest.request<{ items: { reason: string; type: string; note: string; regarding: { name: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-      return events.items.find((e) => e.regarding.name === 'broken' && e.reason === 'InvalidSpec');
+      return (await eventsIn(objects, ns)).find((e) => e.regarding.name === 'broken' && e.reason === 'InvalidSpec');
     });
     expect(event).toMatchObject({ type: 'Warning', note: expect.stringContaining('spec.brand: is required') });
 

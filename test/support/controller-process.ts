@@ -17,9 +17,10 @@ export interface ControllerProcess {
   readonly exited: Promise<number | null>;
 }
 
-export function startController(args: string[], logFile: string): ControllerProcess {
+/** Starts the controller with `args`, and `env` added to this process's environment (e.g. NAMESPACE). */
+export function startController(args: string[], logFile: string, env: Record<string, string> = {}): ControllerProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -40,7 +40,7 @@ export const copyratorStatus = s.object(
     ...commonStatusProperties,
     copies: s.optional(s.integer({ description: 'How many copies the rule manages.', minimum: 0 })),
     conflicts: s.optional(
-      s.array(s.string({ description: 'namespace/name of an object the rule would copy over but does not manage.' }), {
+      s.array(s.string({ description: 'Kind namespace/name of an object the rule would copy over but does not manage.' }), {
         description: 'Objects left alone because something else owns them.',
         maxItems: 100,
       }),

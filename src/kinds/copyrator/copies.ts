@@ -20,6 +20,8 @@ const NOT_COPIED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-conf
 
 /** Objects that must never be copied: they carry a namespace's own identity or credentials. */
 export function isCopyable(source: SourceObject): boolean {
+  // A copy is never a source, or rules whose namespaces overlap would copy each other's copies.
+  if (source.metadata.annotations?.[COPIED_FROM_ANNOTATION]) return false;
   if (source.kind === 'Secret' && source.type === 'kubernetes.io/service-account-token') return false;
   if (source.kind === 'ConfigMap' && source.metadata.name === 'kube-root-ca.crt') return false;
   return true;

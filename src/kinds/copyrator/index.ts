@@ -1,18 +1,14 @@
 import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
-import { Copies, SourceObject } from './copies';
+import { Copies } from './copies';
+import { copyratorController, CopyratorObservation } from './controller';
 import { copyratorExample } from './example';
 import { layoutRules, specOfRule } from './layout';
 
 export * from './api';
 export * from './copies';
+export * from './controller';
 export * from './namespaces';
-
-/** What the controller found in the cluster for one rule: the sources to copy and where to. */
-export interface CopyratorObservation {
-  readonly sources: readonly SourceObject[];
-  readonly targets: readonly string[];
-}
 
 /** CopyratorRule: copies labelled ConfigMaps or Secrets across namespaces (drop-in for the copyrator operator). */
 export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
@@ -32,8 +28,10 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.ruleType', description: 'What the rule copies.' },
     { name: 'Copies', type: 'integer', jsonPath: '.status.copies', description: 'How many copies the rule manages.' },
+    { name: 'Conflicts', type: 'string', jsonPath: '.status.conflicts', description: 'Objects left alone because something else manages them.' },
   ],
   example: copyratorExample,
+  controller: copyratorController,
   // Copies live in other namespaces, which ownerReferences cannot reach: the finalizer removes them.
   finalizer: 'test.com/copies',
   manages: [

@@ -1,0 +1,26 @@
+/**
+ * Annotations a rendered child carries to tell the engine how to treat it, where the usual
+ * "own it, apply it, prune it when no longer rendered" would be wrong. Any kind may use them.
+ */
+
+/**
+ * The child outlives its owner: the engine sets no ownerReference on it (so the garbage
+ * collector leaves it alone) and never deletes it, not even when it is no longer rendered.
+ * Only a person deletes it (e.g. a volume of backups).
+ */
+export const KEEP_ON_DELETE_ANNOTATION = 'cdk8s-operators.io/keep-on-delete';
+
+/**
+ * The child is created once when missing and never updated, patched or re-applied, so what
+ * it holds is never overwritten (e.g. a generated password); `get` and `create` suffice.
+ */
+export const CREATE_ONLY_ANNOTATION = 'cdk8s-operators.io/create-only';
+
+type Annotated = { metadata: { annotations?: unknown; [key: string]: unknown } };
+
+export const keptOnDelete = (child: Annotated): boolean => annotation(child, KEEP_ON_DELETE_ANNOTATION) === 'true';
+export const createdOnly = (child: Annotated): boolean => annotation(child, CREATE_ONLY_ANNOTATION) === 'true';
+
+function annotation(child: Annotated, key: string): string | undefined {
+  return (child.metadata.annotations as Record<string, string> | undefined)?.[key];
+}

@@ -1,0 +1,49 @@
+import { CacheReader, CustomResource, KindController, ObservationError, Query } from '../../core/kind';
+import { CopyratorSpec, CopyratorStatus } from './api';
+import { isCopyable, SourceObject } from './copies';
+import { sourceNamespaces, targetNamespaces } from './namespaces';
+
+/** What the controller found in the cluster for one rule: the sources to copy and where to. */
+export interface CopyratorObservation {
+  readonly sources: readonly SourceObject[];
+  readonly targets: readonly string[];
+}
+
+type Rule = CustomResource<CopyratorSpec>;
+
+const NAMESPACES = { apiGroup: '', resource: 'namespaces' };
+const collectionOf = (rule: Rule) => ({ apiGroup: '', resource: rule.spec.ruleType === 'secret' ? 'secrets' : 'configmaps' });
+
+/** One label-selected watch per source namespace, shared by every rule with the same selector there. */
+function sourceQueries(rule: Rule): Query[] {
+  return sourceNamespaces(rule.spec, rule.metadata.namespace!).map((namespace) => ({ namespace, labels: rule.spec.selector }));
+}
+
+/** Sources and targets, from the engine's caches: no LIST per reconcile, however many rules and namespaces. */
+function observe(caches: CacheReader, rule: Rule): CopyratorObservation {
+  const sources = sourceQueries(rule).flatMap((query) => caches.list(collectionOf(rule), query) as unknown as SourceObject[]);
+  const namespaces = caches.list(NAMESPACES).map((ns) => ({ name: ns.metadata.name, labels: ns.metadata.labels, phase: (ns.status as { phase?: string } | undefined)?.phase }));
+  return { sources: sources.filter(isCopyable), targets: targetNamespaces(rule.spec, rule.metadata.namespace!, namespaces) };
+}
+
+export const copyratorController: KindController<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
+  options: [{ name: 'rule-name', type: 'string', description: 'Serve only the CopyratorRules of this name (the original operator\u2019s RULE_NAME); every rule by default.' }],
+  serves: (rule, options) => !options['rule-name'] || rule.metadata.name === options['rule-name'],
+  watches: [
+    // Any namespace change may add or remove targets of every rule: namespaces are few, watch them whole.
+    NAMESPACES,
+    { apiGroup: '', resource: 'configmaps', queries: (rule) => (rule.spec.ruleType === 'configmap' ? sourceQueries(rule) : []) },
+    { apiGroup: '', resource: 'secrets', optIn: 'secrets', queries: (rule) => (rule.spec.ruleType === 'secret' ? sourceQueries(rule) : []) },
+  ],
+  observer:
+    ({ options, caches }) =>
+    async (rule) => {
+      if (rule.spec.ruleType === 'secret' && !options['enable-secrets']) {
+        const message = 'this install does not copy Secrets: install with Secret copying enabled (RBAC) and run the controller with --enable-secrets';
+        throw new ObservationError('SecretCopyingDisabled', message, false);
+      }
+      return observe(caches, rule);
+    },
+  status: (_rule, _observation, outcome) => ({ copies: outcome.served.length, conflicts: outcome.conflicts.slice(0, 100) }),
+  readyReason: 'Copied',
+};

@@ -1,0 +1,19 @@
+import { KubeJson } from '../core/kind';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
+import { objectKey } from '../kube/objects';
+
+const OWNER_LABELS = [MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL];
+
+/**
+ * Whether a live object is this owner's, by the labels the engine puts on every child: an
+ * object without them (a user's own, another owner's) is never applied over, edited or deleted.
+ */
+export function claims(ownerLabels: Readonly<Record<string, string>>, live: Pick<KubeJson, 'metadata'>): boolean {
+  const labels = (live.metadata.labels ?? {}) as Record<string, string>;
+  return OWNER_LABELS.every((label) => labels[label] === ownerLabels[label]);
+}
+
+/** `ConfigMap team-a/settings`, as status, Events and logs name a child. */
+export function describeChild(child: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  return `${child.kind} ${objectKey(child)}`;
+}

@@ -1,0 +1,168 @@
+import { CacheReader, Collection, KubeJson, Query } from '../core/kind';
+import { collectionPath, labelSelector, ResolvedCollection } from '../kube/discovery';
+import { KubeObject, objectKey } from '../kube/objects';
+import { Informer } from './informer';
+import { Logger } from './log';
+
+/** How long a reconcile waits for a new watch's first LIST before it reports why not. */
+const SYNC_TIMEOUT_MS = 30_000;
+
+/** What a change in a watched collection should queue. */
+export interface WatchEvents {
+  /** A child changed: queue its owner. */
+  readonly child: (object: KubeObject) => void;
+  /** A related object changed: queue these owners, or every owner of the kind. */
+  readonly related: (ownerKeys: Iterable<string> | 'all') => void;
+}
+
+/** A label-selected watch that some owners asked for, and who they are. */
+interface SharedQuery {
+  readonly informer: Informer;
+  readonly owners: Set<string>;
+}
+
+const collectionKey = (c: Collection) => `${c.apiGroup}/${c.resource}`;
+const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace ?? ''}|${labelSelector(q.labels) ?? ''}`;
+
+/**
+ * Every collection one kind watches: its children (label-selected, to apply and prune), the
+ * collections it reads whole (e.g. namespaces) and the label-selected parts of collections its
+ * objects ask for (e.g. the ConfigMaps a rule selects), shared by every object that asks the
+ * same. Observers read all of them here instead of listing the API server per reconcile.
+ */
+export class KindWatches implements CacheReader {
+  /** Child informers by `apiVersion/Kind`, for the reconciler's apply and prune. */
+  readonly children = new Map<string, Informer>();
+  /** Children and whole related collections by `apiGroup/resource`, for reads. */
+  private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer }>();
+  private readonly queries = new Map<string, SharedQuery>();
+  private readonly queriesOf = new Map<string, Set<string>>();
+  private readonly resolved = new Map<string, ResolvedCollection>();
+  private started = false;
+
+  constructor(
+    private readonly rest: ConstructorParameters<typeof Informer>[0],
+    private readonly events: WatchEvents,
+    private readonly log: Logger,
+  ) {}
+
+  /** A child collection, watched through the labels every child of the kind carries. */
+  addChildren(collection: ResolvedCollection, selector: string): void {
+    const informer = new Informer(this.rest, { path: collectionPath(collection), labelSelector: selector }, this.log);
+    informer.on((_type, child) => this.events.child(child));
+    this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
+    this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
+  }
+
+  /** A collection read whole: any change after the first LIST queues every owner. */
+  addWhole(collection: ResolvedCollection): void {
+    const informer = new Informer(this.rest, { path: collectionPath(collection) }, this.log);
+    informer.on(() => informer.hasSynced && this.events.related('all'));
+    this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
+  }
+
+  /** A collection whose parts owners ask for through `ensure`. */
+  addQueried(collection: ResolvedCollection): void {
+    this.resolved.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), collection);
+  }
+
+  start(): void {
+    this.started = true;
+    for (const { informer } of this.collections.values()) informer.start();
+  }
+
+  stop(): void {
+    for (const { informer } of this.collections.values()) informer.stop();
+    for (const { informer } of this.queries.values()) informer.stop();
+  }
+
+  get hasSynced(): boolean {
+    return [...this.collections.values()].every(({ informer }) => informer.hasSynced);
+  }
+
+  /** Waits for the children and whole collections to be listed once, so a reconcile never reads an empty cache as the truth. */
+  async waitForSync(): Promise<void> {
+    if (!this.started) throw new Error('the watches have not been started');
+    await Promise.all([...this.collections.values()].map(({ informer }) => informer.waitForSync(SYNC_TIMEOUT_MS)));
+  }
+
+  /**
+   * Makes the owner's queries watched (starting a watch for a query no one asked for yet,
+   * and waiting for its first LIST) and stops watching what no owner asks for any more.
+   */
+  async ensure(owner: string, wanted: readonly { collection: Collection; query: Query }[]): Promise<void> {
+    const keys = new Set<string>();
+    const waits: Promise<void>[] = [];
+    for (const { collection, query } of wanted) {
+      const key = queryKey(collection, query);
+      keys.add(key);
+      let shared = this.queries.get(key);
+      if (!shared) shared = this.startQuery(key, collection, query);
+      shared.owners.add(owner);
+      waits.push(shared.informer.waitForSync(SYNC_TIMEOUT_MS));
+    }
+    for (const key of this.queriesOf.get(owner) ?? []) if (!keys.has(key)) this.leave(owner, key);
+    if (keys.size) this.queriesOf.set(owner, keys);
+    else this.queriesOf.delete(owner);
+    await Promise.all(waits);
+  }
+
+  /** The owner is gone: it asks for nothing any more. */
+  release(owner: string): void {
+    for (const key of this.queriesOf.get(owner) ?? []) this.leave(owner, key);
+    this.queriesOf.delete(owner);
+  }
+
+  /** How many label-selected watches run for owners' queries (for tests and metrics). */
+  get queryWatches(): number {
+    return this.queries.size;
+  }
+
+  get(collection: Collection, key: string): KubeJson | undefined {
+    const whole = this.collections.get(collectionKey(collection));
+    if (whole) return whole.informer.cache.get(key) as KubeJson | undefined;
+    return this.readable(collection, {}).find((o) => objectKey(o) === key);
+  }
+
+  list(collection: Collection, query: Query = {}): KubeJson[] {
+    return this.readable(collection, query);
+  }
+
+  private readable(collection: Collection, query: Query): KubeJson[] {
+    const shared = this.queries.get(queryKey(collection, query));
+    if (shared) return [...shared.informer.cache.values()] as KubeJson[];
+    const whole = this.collections.get(collectionKey(collection));
+    if (!whole) throw new Error(`${collectionKey(collection)} is not watched for this kind: declare it in manages or watches`);
+    const selector = Object.entries(query.labels ?? {});
+    return ([...whole.informer.cache.values()] as KubeJson[]).filter(
+      (o) => (!query.namespace || o.metadata.namespace === query.namespace) && selector.every(([k, v]) => o.metadata.labels?.[k] === v),
+    );
+  }
+
+  private startQuery(key: string, collection: Collection, query: Query): SharedQuery {
+    const resolved = this.resolved.get(collectionKey(collection));
+    if (!resolved) throw new Error(`${collectionKey(collection)} is not a watched collection of this kind: declare it in watches with queries`);
+    const informer = new Informer(this.rest, { path: collectionPath(resolved, query.namespace), labelSelector: labelSelector(query.labels) }, this.log);
+    const shared = { informer, owners: new Set<string>() };
+    // The first LIST only fills the cache: the owners that asked are reconciling already.
+    informer.on(() => informer.hasSynced && this.events.related(shared.owners));
+    this.queries.set(key, shared);
+    informer.start();
+    this.log.debug('watching a query', { query: key });
+    return shared;
+  }
+
+  private leave(owner: string, key: string): void {
+    const shared = this.queries.get(key);
+    if (!shared) return;
+    shared.owners.delete(owner);
+    if (shared.owners.size) return;
+    shared.informer.stop();
+    this.queries.delete(key);
+    this.log.debug('stopped watching a query no owner asks for', { query: key });
+  }
+}
+
+function apiGroupOf(collection: ResolvedCollection): string {
+  return collection.groupVersion.includes('/') ? collection.groupVersion.split('/')[0] : '';
+}

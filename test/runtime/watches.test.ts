@@ -1,0 +1,57 @@
+import { Discovery } from '../../src/kube/discovery';
+import { KubeObject } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { createLogger } from '../../src/runtime/log';
+import { KindWatches } from '../../src/runtime/watches';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { testObjects } from '../support/manifests';
+
+describe('KindWatches: shared label-selected watches of related collections', () => {
+  const kc = testKubeConfig();
+  const objects = testObjects();
+  const rest = new KubeRest(kc);
+  const log = createLogger({ level: 'error', write: () => undefined });
+  let namespace: string;
+  let watches: KindWatches;
+  const queued: string[][] = [];
+  const configMaps = { apiGroup: '', resource: 'configmaps' };
+  const configMap = (name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { a: name } });
+
+  beforeAll(async () => {
+    namespace = await createTestNamespace(kc, 'watches');
+    watches = new KindWatches(rest, { child: () => undefined, related: (owners) => queued.push(owners === 'all' ? ['all'] : [...owners].sort()) }, log);
+    watches.addQueried((await new Discovery(rest).resolve('', 'configmaps'))!);
+    watches.start();
+  });
+  afterAll(async () => {
+    watches?.stop();
+    await deleteNamespace(kc, namespace);
+  });
+
+  it('gives owners asking the same query one watch, queues exactly them on a change, and stops it when none asks', async () => {
+    await objects.apply(configMap('picked', { pick: 'a' }));
+    await objects.apply(configMap('other', { pick: 'b' }));
+    const query = { namespace, labels: { pick: 'a' } };
+    await watches.ensure('ns/one', [{ collection: configMaps, query }]);
+    await watches.ensure('ns/two', [{ collection: configMaps, query }]);
+    expect(watches.queryWatches).toBe(1);
+    expect(watches.list(configMaps, query).map((o) => o.metadata.name)).toEqual(['picked']);
+    expect(queued).toEqual([]); // the first LIST queues no one: the owners asking are reconciling already
+
+    await objects.apply(configMap('picked-later', { pick: 'a' }));
+    await eventually('the owners to be queued', async () => (queued.length ? queued : undefined));
+    expect(queued[0]).toEqual(['ns/one', 'ns/two']);
+    expect(watches.list(configMaps, query).map((o) => o.metadata.name).sort()).toEqual(['picked', 'picked-later']);
+
+    await watches.ensure('ns/one', [{ collection: configMaps, query: { namespace, labels: { pick: 'b' } } }]);
+    expect(watches.queryWatches).toBe(2);
+    watches.release('ns/two');
+    expect(watches.queryWatches).toBe(1);
+    await watches.ensure('ns/one', []);
+    expect(watches.queryWatches).toBe(0);
+  });
+
+  it('refuses to read a collection the kind never declared', () => {
+    expect(() => watches.list({ apiGroup: 'apps', resource: 'deployments' })).toThrow('apps/deployments is not watched for this kind: declare it in manages or watches');
+  });
+});
