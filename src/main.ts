@@ -44,7 +44,7 @@ export function buildApp(app: App): { charts: Chart[]; examples: Example[] } {
   let examples: Example[] = [];
   const charts = [
     waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
-    waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: KINDS })),
+    waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: KINDS, secretCopy: process.env.CDK8S_OPERATORS_SECRET_COPY === 'true' })),
     waveChart(app, '2-examples', SYNC_WAVE.resources, (c) => (examples = declareExamples(c))),
   ];
   for (const chart of charts.slice(2)) {

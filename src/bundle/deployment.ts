@@ -15,6 +15,8 @@ export interface ControllerDeploymentProps {
   readonly replicas: number;
   /** Name of the leader-election Lease. */
   readonly leaseName: string;
+  /** Run with --enable-secrets (the install grants Secret access). @default false */
+  readonly enableSecrets?: boolean;
 }
 
 /** The port of /metrics, /healthz and /readyz. */
@@ -56,7 +58,7 @@ export class ControllerDeployment extends Construct {
                 name: 'controller',
                 image: props.image,
                 imagePullPolicy: 'IfNotPresent',
-                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`],
+                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`, ...(props.enableSecrets ? ['--enable-secrets'] : [])],
                 env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
                 ports: [{ name: 'http', containerPort: HTTP_PORT, protocol: 'TCP' }],
                 livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 20 },

@@ -81,6 +81,7 @@ export class OperatorBundle extends Construct {
       image: props.image ?? `${PRODUCT}/controller:0.1.0`,
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
+      enableSecrets: secretCopy,
     });
 
     for (const kind of props.kinds) kind.install?.(this, { operatorNamespace: namespace });

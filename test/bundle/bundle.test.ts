@@ -31,6 +31,17 @@ describe('the operator bundle', () => {
     const without = secretVerbs(bundle(false));
     for (const verb of ['list', 'watch', 'update', 'patch', 'delete']) expect(without).not.toContain(verb);
     expect(secretVerbs(bundle(true))).toEqual(new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
+    const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(args(bundle(false))).not.toContain('--enable-secrets');
+    expect(args(bundle(true))).toContain('--enable-secrets');
+  });
+
+  it.each(KINDS.filter((k) => k.controller?.watches).map((k) => [k.kind, k] as const))('grants %s list and watch on every collection it watches', (_name, kind) => {
+    const rules = controllerRules(bundle(true));
+    for (const watch of kind.controller!.watches!) {
+      const verbs = rules.filter((r) => r.apiGroups.includes(watch.apiGroup) && r.resources.includes(watch.resource)).flatMap((r) => r.verbs);
+      expect(verbs).toEqual(expect.arrayContaining(['list', 'watch']));
+    }
   });
 
   it.each(KINDS.map((k) => [k.kind, k] as const))('lets the controller write only the status of %s, never its spec', (_name, kind) => {
