@@ -31,7 +31,7 @@ describe('the operator bundle', () => {
     const without = secretVerbs(bundle(false));
     for (const verb of ['list', 'watch', 'update', 'patch', 'delete']) expect(without).not.toContain(verb);
     expect(secretVerbs(bundle(true))).toEqual(new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
-    const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(args(bundle(false))).not.toContain('--enable-secrets');
     expect(args(bundle(true))).toContain('--enable-secrets');
   });
