@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
-import { COMMON_RULES, kindRules, leaderElectionRules, userRules } from './rbac';
+import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 
 export interface OperatorBundleProps {
@@ -46,6 +46,8 @@ export class OperatorBundle extends Construct {
         },
       },
     });
+    // Before anything that lives in the namespaces kinds install (e.g. a Role there).
+    for (const kind of props.kinds) kind.install?.(this, { operatorNamespace: namespace });
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: 'controller', namespace, labels } });
     const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
 
@@ -59,6 +61,16 @@ export class OperatorBundle extends Construct {
       });
     bindCluster(clusterRole('controller', COMMON_RULES));
     for (const kind of props.kinds) bindCluster(clusterRole(kind.plural, kindRules(kind, { secretCopy })));
+    for (const kind of props.kinds) {
+      for (const [roleNamespace, rules] of kindNamespacedRules(kind)) {
+        const role = new k8s.KubeRole(this, `role-${kind.plural}-${roleNamespace}`, { metadata: { name: `${PRODUCT}:${kind.plural}`, namespace: roleNamespace, labels }, rules });
+        new k8s.KubeRoleBinding(this, `binding-${kind.plural}-${roleNamespace}`, {
+          metadata: { name: role.name, namespace: roleNamespace, labels },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
+          subjects,
+        });
+      }
+    }
 
     const leaseRole = new k8s.KubeRole(this, 'leader-election', {
       metadata: { name: `${PRODUCT}:leader-election`, namespace, labels },
@@ -83,7 +95,5 @@ export class OperatorBundle extends Construct {
       leaseName: LEADER_LEASE,
       enableSecrets: secretCopy,
     });
-
-    for (const kind of props.kinds) kind.install?.(this, { operatorNamespace: namespace });
   }
 }

@@ -27,8 +27,15 @@ export function kindRules(kind: AnyKind, options: RbacOptions): PolicyRule[] {
     // Setting blockOwnerDeletion on children's ownerReferences needs this where admission enforces it.
     { apiGroups: [kind.group], resources: [`${kind.plural}/finalizers`], verbs: ['update'] },
   ];
-  const children = kind.manages.filter((p) => p.optIn !== 'secrets' || options.secretCopy);
+  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== 'secrets' || options.secretCopy));
   return [...own, ...mergePermissions(children)];
+}
+
+/** The access a kind needs in one namespace only, as rules of a Role per namespace. */
+export function kindNamespacedRules(kind: AnyKind): Map<string, PolicyRule[]> {
+  const byNamespace = new Map<string, Permission[]>();
+  for (const p of kind.manages) if (p.namespace) byNamespace.set(p.namespace, [...(byNamespace.get(p.namespace) ?? []), p]);
+  return new Map([...byNamespace].map(([namespace, permissions]) => [namespace, mergePermissions(permissions)]));
 }
 
 /** What every kind's controller needs: Events on transitions, CRDs to wait for (read only). */

@@ -35,6 +35,8 @@ export interface Permission {
   readonly verbs: readonly Verb[];
   /** Only granted when the install enables it (e.g. copying Secrets). */
   readonly optIn?: 'secrets';
+  /** Only in this namespace (a Role, not a ClusterRole); the controller watches only there too. */
+  readonly namespace?: string;
 }
 
 export interface PrinterColumn {
@@ -144,6 +146,8 @@ export interface RelatedWatch<Spec> extends Collection {
    * change queues every resource of the kind (fit for small collections such as namespaces).
    */
   readonly queries?: (resource: CustomResource<Spec>) => readonly Query[];
+  /** Cache only the objects' metadata (which exist, their labels), e.g. Secrets whose values the kind must not hold. */
+  readonly metadataOnly?: boolean;
 }
 
 /** An observation that failed in a way the user should read in status, e.g. a provider that is down. */

@@ -35,8 +35,8 @@ export class KubeRest {
   }
 
   /** A GET whose body is read as it arrives (a watch); fails like `request` on an error status. */
-  async stream(path: string, query: Record<string, string | undefined>, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
-    const response = await this.send('GET', path, { query, signal });
+  async stream(path: string, query: Record<string, string | undefined>, signal: AbortSignal, accept?: string): Promise<AsyncIterable<Uint8Array>> {
+    const response = await this.send('GET', path, { query, signal, accept });
     if (!response.body) throw new KubeError('GET', path, response.status, 'no body');
     return response.body;
   }
@@ -47,7 +47,7 @@ export class KubeRest {
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
     const ctx = new k8s.RequestContext(url.toString(), method as k8s.HttpMethod);
     await this.kc.applySecurityAuthentication(ctx);
-    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: options.accept ?? 'application/json' };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     const response = await fetch(url, {
       method,
@@ -66,6 +66,8 @@ export interface RequestOptions {
   readonly contentType?: string;
   readonly query?: Record<string, string | undefined>;
   readonly timeoutMs?: number;
+  /** The Accept header, e.g. to ask for metadata only; JSON by default. */
+  readonly accept?: string;
 }
 
 /** A failed request, with the API server's own Status message when it sent one. */

@@ -13,7 +13,13 @@ export interface InformerOptions {
   readonly pageSize?: number;
   /** The longest a watch may stay open, in seconds, before it is renewed from where it was. */
   readonly watchSeconds?: number;
+  /** Cache only metadata (PartialObjectMetadata), e.g. to know which Secrets exist without holding their values. */
+  readonly metadataOnly?: boolean;
 }
+
+/** What the API server answers for metadata only, in a LIST and in a WATCH. */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -111,10 +117,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       const page = await this.rest.request<{ apiVersion: string; kind: string; items: T[]; metadata: { resourceVersion: string; continue?: string } }>('GET', this.options.path, {
         query: { labelSelector: this.options.labelSelector, limit: String(this.options.pageSize ?? 500), continue: continueToken },
         timeoutMs: 60_000,
+        accept: this.options.metadataOnly ? METADATA_LIST : undefined,
       });
       // Items of a LIST of built-in kinds carry no apiVersion or kind (watch events do): restore them from the list's own.
       const identity = { apiVersion: page.apiVersion, kind: page.kind.replace(/List$/, '') };
-      for (const item of page.items) seen.set(objectKey(item), strip({ ...identity, ...item }));
+      // A metadata-only LIST of nothing says `items: null`.
+      for (const item of page.items ?? []) seen.set(objectKey(item), strip({ ...identity, ...item }));
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
@@ -138,6 +146,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.options.path,
         { watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(seconds), labelSelector: this.options.labelSelector },
         this.abort.signal,
+        this.options.metadataOnly ? METADATA_OBJECT : undefined,
       );
       for await (const event of lines<WatchEvent>(body)) {
         if (event.type === 'ERROR') {

@@ -37,7 +37,7 @@ export class KindWatches implements CacheReader {
   private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer }>();
   private readonly queries = new Map<string, SharedQuery>();
   private readonly queriesOf = new Map<string, Set<string>>();
-  private readonly resolved = new Map<string, ResolvedCollection>();
+  private readonly resolved = new Map<string, { collection: ResolvedCollection; metadataOnly: boolean }>();
   private started = false;
 
   constructor(
@@ -46,24 +46,24 @@ export class KindWatches implements CacheReader {
     private readonly log: Logger,
   ) {}
 
-  /** A child collection, watched through the labels every child of the kind carries. */
-  addChildren(collection: ResolvedCollection, selector: string): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection), labelSelector: selector }, this.log);
+  /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
+  addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
+    const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), labelSelector: selector }, this.log);
     informer.on((_type, child) => this.events.child(child));
     this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
   }
 
   /** A collection read whole: any change after the first LIST queues every owner. */
-  addWhole(collection: ResolvedCollection): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection) }, this.log);
+  addWhole(collection: ResolvedCollection, metadataOnly = false): void {
+    const informer = new Informer(this.rest, { path: collectionPath(collection), metadataOnly }, this.log);
     informer.on(() => informer.hasSynced && this.events.related('all'));
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
   }
 
   /** A collection whose parts owners ask for through `ensure`. */
-  addQueried(collection: ResolvedCollection): void {
-    this.resolved.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), collection);
+  addQueried(collection: ResolvedCollection, metadataOnly = false): void {
+    this.resolved.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { collection, metadataOnly });
   }
 
   start(): void {
@@ -142,7 +142,7 @@ export class KindWatches implements CacheReader {
   private startQuery(key: string, collection: Collection, query: Query): SharedQuery {
     const resolved = this.resolved.get(collectionKey(collection));
     if (!resolved) throw new Error(`${collectionKey(collection)} is not a watched collection of this kind: declare it in watches with queries`);
-    const informer = new Informer(this.rest, { path: collectionPath(resolved, query.namespace), labelSelector: labelSelector(query.labels) }, this.log);
+    const informer = new Informer(this.rest, { path: collectionPath(resolved.collection, query.namespace), labelSelector: labelSelector(query.labels), metadataOnly: resolved.metadataOnly }, this.log);
     const shared = { informer, owners: new Set<string>() };
     // The first LIST only fills the cache: the owners that asked are reconciling already.
     informer.on(() => informer.hasSynced && this.events.related(shared.owners));

@@ -25,15 +25,25 @@ describe('the operator bundle', () => {
     expect(verbs.sort()).toEqual(['get', 'list', 'watch']);
   });
 
-  it('lists and watches Secrets only when Secret copying is enabled', () => {
+  it('lists and watches Secrets cluster-wide only when Secret copying is enabled', () => {
+    const clusterRoles = (objects: Record<string, unknown>[]) => objects.filter((o) => o.kind === 'ClusterRole');
     const secretVerbs = (objects: Record<string, unknown>[]) =>
-      new Set(controllerRules(objects as never).filter((r) => r.apiGroups.includes('') && r.resources.includes('secrets')).flatMap((r) => r.verbs));
+      new Set(controllerRules(clusterRoles(objects) as never).filter((r) => r.apiGroups.includes('') && r.resources.includes('secrets')).flatMap((r) => r.verbs));
     const without = secretVerbs(bundle(false));
     for (const verb of ['list', 'watch', 'update', 'patch', 'delete']) expect(without).not.toContain(verb);
     expect(secretVerbs(bundle(true))).toEqual(new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
     const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(args(bundle(false))).not.toContain('--enable-secrets');
     expect(args(bundle(true))).toContain('--enable-secrets');
+  });
+
+  it('reads Secrets and pods of the registry mirrors’ namespace through a Role there, nowhere else', () => {
+    const objects = bundle(false);
+    const role = objects.find((o) => o.kind === 'Role' && o.metadata.namespace === 'registry-mirrors');
+    expect(role?.rules).toEqual([{ apiGroups: [''], resources: ['pods', 'secrets'], verbs: ['list', 'watch'] }]);
+    const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'registry-mirrors');
+    expect(binding?.roleRef.name).toBe(role?.metadata.name);
+    expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'controller', namespace: 'cdk8s-operators' }]);
   });
 
   it.each(KINDS.filter((k) => k.controller?.watches).map((k) => [k.kind, k] as const))('grants %s list and watch on every collection it watches', (_name, kind) => {
@@ -52,7 +62,7 @@ describe('the operator bundle', () => {
   });
 
   it('keeps leader election to one Lease in its own namespace', () => {
-    const role = bundle().find((o) => o.kind === 'Role')!;
+    const role = bundle().find((o) => o.kind === 'Role' && o.metadata.name.endsWith(':leader-election'))!;
     expect(role.metadata.namespace).toBe('cdk8s-operators');
     expect(role.rules).toEqual([
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },

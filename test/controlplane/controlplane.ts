@@ -191,7 +191,8 @@ export async function stopControlPlane(dir: string): Promise<void> {
 }
 
 async function createFakeNode(endpoint: ApiEndpoint): Promise<void> {
-  const resources = { cpu: '32', memory: '256Gi', pods: '1000' };
+  // Pods under the restricted profile ask for ephemeral storage too: without it here none would fit.
+  const resources = { cpu: '32', memory: '256Gi', pods: '1000', 'ephemeral-storage': '1Ti' };
   const node = {
     apiVersion: 'v1',
     kind: 'Node',

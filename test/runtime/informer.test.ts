@@ -47,4 +47,24 @@ describe('Informer', () => {
     expect(listed.cache.get(`${namespace}/after`)).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(JSON.parse(logged[0])).toMatchObject({ level: 'error', msg: 'an event handler failed', error: { message: 'a broken handler' } });
   });
+
+  it('caches metadata only when asked, so a Secret’s values never reach the cache', async () => {
+    const secrets = new Informer(new KubeRest(kc), { path: `/api/v1/namespaces/${namespace}/secrets`, metadataOnly: true }, createLogger({ level: 'error', write: () => undefined }));
+    secrets.start();
+    await secrets.waitForSync(30_000);
+    expect(secrets.cache.size).toBe(0); // an empty metadata LIST says items: null
+    await objects.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kept-secret', namespace }, stringData: { password: 'hunter2' } } as KubeObject);
+    const seen = await eventually('the Secret’s metadata', async () => secrets.cache.get(`${namespace}/kept-secret`));
+    secrets.stop();
+    expect(seen.metadata.name).toBe('kept-secret');
+    expect(JSON.stringify(seen)).not.toContain('hunter2');
+    expect(seen.data).toBeUndefined();
+  });
+
+  it('says why its first LIST failed when a caller waits for it', async () => {
+    const nowhere = new Informer(new KubeRest(kc), { path: '/api/v1/namespaces/x/no-such-things' }, createLogger({ level: 'error', write: () => undefined }));
+    nowhere.start();
+    await expect(nowhere.waitForSync(2000)).rejects.toThrow(/could not list \/api\/v1\/namespaces\/x\/no-such-things within 2 s: GET .*HTTP 404/);
+    nowhere.stop();
+  });
 });

@@ -53,6 +53,10 @@ export const registryMirrorStatus = s.object(
     clusterIP: s.optional(s.string({ description: 'The ClusterIP of the mirror\u2019s Service, which the nodes\u2019 containerd pulls from.' })),
     nodesDesired: s.optional(s.integer({ description: 'Nodes that should point their containerd at the mirror.', minimum: 0 })),
     nodesConfigured: s.optional(s.integer({ description: 'Nodes whose containerd points at the mirror now.', minimum: 0 })),
+    nodesPending: s.optional(
+      s.array(s.string({ description: 'A node name (or the configuring pod’s, before it is scheduled).' }), { description: 'Nodes whose containerd does not use the mirror yet.', maxItems: 100 }),
+    ),
+    cacheReady: s.optional(s.boolean({ description: 'Whether the pull-through cache (its StatefulSet) is ready.' })),
   },
   { description: 'Where the mirror answers and how many nodes use it.' },
 );

@@ -1,13 +1,15 @@
 import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { RegistryMirrorCache } from './cache';
+import { registryMirrorController, RegistryMirrorObservation } from './controller';
 import { registryMirrorExample } from './example';
-import { mirrorNames } from './names';
+import { MIRRORS_NAMESPACE, mirrorNames } from './names';
 import { RegistryMirrorsNamespace } from './namespace';
 import { RegistryMirrorNodeConfig } from './node-config';
 
 export * from './api';
 export * from './cache';
+export * from './controller';
 export * from './example';
 export * from './names';
 export * from './namespace';
@@ -18,7 +20,7 @@ export * from './node-config';
  * pulls through (drop-in for the k8s.osp.tech operator). Cluster-scoped; its children live
  * in the registry-mirrors namespace and are owned by it across the scope boundary.
  */
-export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirrorStatus> = {
+export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirrorStatus, RegistryMirrorObservation> = {
   group: 'k8s.osp.tech',
   version: 'v1',
   kind: 'RegistryMirror',
@@ -33,16 +35,19 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
   status: registryMirrorStatus,
   printerColumns: [
     { name: 'Upstream', type: 'string', jsonPath: '.spec.upstreamUrl', description: 'The registry mirrored.' },
-    { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'Where the mirror answers inside the cluster.', priority: 1 },
+    { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'Where the mirror answers inside the cluster.' },
     { name: 'Nodes', type: 'integer', jsonPath: '.status.nodesConfigured', description: 'Nodes whose containerd pulls through the mirror.' },
   ],
   example: registryMirrorExample,
   manages: [
-    // The credentials Secret is only referenced by name from the Pod: no Secret access at all.
+    // The credentials Secret is referenced by name from the Pod: its values are never read.
     { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
     { apiGroup: 'apps', resources: ['statefulsets', 'daemonsets'], verbs: CHILD_VERBS },
     { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
+    // Which Secrets exist (not their values: the watch asks for metadata) and how the node pods fare, in the mirrors' namespace only.
+    { apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: MIRRORS_NAMESPACE },
   ],
+  controller: registryMirrorController,
   install: (scope) => {
     new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
   },

@@ -1,0 +1,81 @@
+import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcome } from '../../core/kind';
+import { RegistryMirrorSpec, RegistryMirrorStatus } from './api';
+import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';
+
+/** What the controller sees of a mirror beyond its own children. */
+export interface RegistryMirrorObservation {
+  /** The credentials Secret named in spec, when it does not exist. */
+  readonly missingSecret?: string;
+  /** Nodes whose configuring pod is not ready yet (the pod's name until it is scheduled). */
+  readonly pendingNodes: readonly string[];
+}
+
+type Mirror = CustomResource<RegistryMirrorSpec>;
+const SECRETS = { apiGroup: '', resource: 'secrets' };
+const PODS = { apiGroup: '', resource: 'pods' };
+type PodJson = KubeJson & {
+  spec?: { nodeName?: string; affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchFields?: { values?: string[] }[] }[] } } } };
+  status?: { conditions?: { type: string; status: string }[] };
+};
+
+/** The node a DaemonSet pod is for: where it runs, else the node its affinity names (the DaemonSet controller sets it). */
+const nodeOf = (pod: PodJson) =>
+  pod.spec?.nodeName ?? pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]?.matchFields?.[0]?.values?.[0] ?? pod.metadata.name;
+
+const served = (outcome: ReconcileOutcome, kind: string) => outcome.served.find((c) => c.kind === kind) as (KubeJson & { spec?: Record<string, unknown>; status?: Record<string, number> }) | undefined;
+const stateOf = (outcome: ReconcileOutcome, kind: string) => outcome.children.find((c) => c.child.startsWith(`${kind} `));
+
+/** Where the mirror answers, from its Service as it is (the ClusterIP is only known once it exists). */
+function endpointOf(mirror: Mirror, outcome: ReconcileOutcome): Partial<RegistryMirrorStatus> {
+  const names = mirrorNames(mirror.metadata.name);
+  const service = outcome.served.find((c) => c.kind === 'Service' && c.metadata.name === names.base) as (KubeJson & { spec?: { clusterIP?: string } }) | undefined;
+  return service?.spec?.clusterIP ? { endpoint: names.endpoint, clusterIP: service.spec.clusterIP } : {};
+}
+
+function nodesOf(outcome: ReconcileOutcome): { desired: number; configured: number } {
+  const status = served(outcome, 'DaemonSet')?.status ?? {};
+  return { desired: status.desiredNumberScheduled ?? 0, configured: Math.min(status.numberReady ?? 0, status.updatedNumberScheduled ?? 0) };
+}
+
+export const registryMirrorController: KindController<RegistryMirrorSpec, RegistryMirrorStatus, RegistryMirrorObservation> = {
+  watches: [
+    // Only whether the Secret exists, never its values: metadata only, in the mirrors' namespace only (a Role).
+    { ...SECRETS, metadataOnly: true, queries: (mirror) => (mirror.spec.credentialsSecret ? [{ namespace: MIRRORS_NAMESPACE }] : []) },
+    { ...PODS, queries: (mirror) => [{ namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }] },
+  ],
+  observer:
+    ({ caches }) =>
+    async (mirror) => {
+      const secret = mirror.spec.credentialsSecret;
+      const exists = !secret || caches.list(SECRETS, { namespace: MIRRORS_NAMESPACE }).some((s) => s.metadata.name === secret);
+      const pods = caches.list(PODS, { namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }) as PodJson[];
+      const pendingNodes = pods.filter((p) => !p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map(nodeOf);
+      return { ...(exists ? {} : { missingSecret: secret }), pendingNodes: pendingNodes.sort() };
+    },
+  status: (mirror, observation, outcome) => {
+    const nodes = nodesOf(outcome);
+    return {
+      ...endpointOf(mirror, outcome),
+      cacheReady: stateOf(outcome, 'StatefulSet')?.ready ?? false,
+      nodesDesired: nodes.desired,
+      nodesConfigured: nodes.configured,
+      nodesPending: [...(observation?.pendingNodes ?? [])].slice(0, 100),
+    };
+  },
+  ready: (_mirror, observation, outcome): ReadyVerdict | undefined => {
+    if (outcome.conflicts.length) return undefined;
+    if (observation?.missingSecret) {
+      return { status: 'False', reason: 'CredentialsMissing', message: `Secret ${MIRRORS_NAMESPACE}/${observation.missingSecret} does not exist; create it with the keys username and password` };
+    }
+    const cache = outcome.children.find((c) => !c.ready && !c.child.startsWith('DaemonSet '));
+    if (cache) return { status: 'False', reason: 'CacheNotReady', message: `${cache.child}: ${cache.message}` };
+    const nodes = nodesOf(outcome);
+    const daemonSet = stateOf(outcome, 'DaemonSet');
+    if (!daemonSet?.ready || observation?.pendingNodes.length) {
+      const pending = observation?.pendingNodes.length ? `; pending: ${observation.pendingNodes.slice(0, 10).join(', ')}` : '';
+      return { status: 'False', reason: 'NodesPending', message: `${nodes.configured} of ${nodes.desired} nodes pull through the mirror${pending}` };
+    }
+    return undefined;
+  },
+  readyReason: 'Mirroring',
+};

@@ -1,0 +1,132 @@
+import * as k8s from '@kubernetes/client-node';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { eventually } from '../support/cluster';
+import { ControllerProcess, startController } from '../support/controller-process';
+import { DIST, installCrds, loadYaml } from '../support/manifests';
+import { gone, readyOf, Resource, whenReady } from '../support/resources';
+import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
+
+// A private control plane: the controller starts before the CRDs exist, and the test adds a node.
+const MIRRORS = 'registry-mirrors';
+let dir: string;
+let plane: ControlPlaneState;
+let objects: ObjectClient;
+let provisioner: StorageProvisioner;
+let controller: ControllerProcess;
+
+type Status = { endpoint?: string; clusterIP?: string; nodesDesired?: number; nodesConfigured?: number; nodesPending?: string[]; cacheReady?: boolean };
+const mirror = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({ apiVersion: 'k8s.osp.tech/v1', kind: 'RegistryMirror', metadata: { name }, spec });
+const child = (kind: string, name: string, apiVersion = 'v1'): KubeObject => ({ apiVersion, kind, metadata: { name, namespace: MIRRORS } });
+const ready = (o: KubeObject, status: 'True' | 'False', reason?: string) => whenReady(objects, o, status, reason, controller.logFile, 90_000);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'e2e-registrymirror-'));
+  mkdirSync(join(dir, 'plane'));
+  plane = await startControlPlane(join(dir, 'plane'));
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(plane.kubeconfig);
+  objects = new ObjectClient(new KubeRest(kc), 'e2e-tests');
+  provisioner = await startStorageProvisioner(kc);
+  // The mirrors' namespace, as the operator bundle in dist/ declares it (privileged only for the node DaemonSet).
+  const namespace = loadYaml(join(DIST, '1-operator.k8s.yaml')).find((o) => o.kind === 'Namespace' && o.metadata.name === MIRRORS)!;
+  await objects.apply(namespace);
+  controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'registrymirrors', '--leader-election=false', '--http-port', '0'], join(dir, 'controller.log'));
+}, 120_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await provisioner?.stop().catch(() => undefined);
+  if (dir) await stopControlPlane(join(dir, 'plane'));
+});
+
+describe('RegistryMirror', () => {
+  it('waits for its CRD, saying so, and serves mirrors within seconds of its installation', async () => {
+    await eventually('the controller to log that it waits for the CRD', async () => (controller.logs().some((l) => l.msg === 'waiting for the CRD to be installed' && l.crd === 'registrymirrors.k8s.osp.tech') ? true : undefined));
+    const installed = Date.now();
+    await installCrds(objects);
+    await eventually('the controller to serve RegistryMirrors', async () => (controller.logs().some((l) => l.msg === 'serving' && l.kind === 'RegistryMirror') ? true : undefined), 10_000);
+    expect(Date.now() - installed).toBeLessThan(10_000);
+  });
+
+  it('runs the original sample mirror: Ready only when the cache is ready and every node uses it, with its endpoint', async () => {
+    await objects.apply(mirror('docker-hub', { upstreamUrl: 'registry-1.docker.io' }));
+    const served = await ready(mirror('docker-hub'), 'True', 'Mirroring');
+    const status = served.status as Status;
+    const service = await objects.get<KubeObject & { spec: { clusterIP: string } }>(child('Service', 'registry-mirror-docker-hub'));
+    expect(status).toMatchObject({ endpoint: 'registry-mirror-docker-hub.registry-mirrors.svc:5000', clusterIP: service.spec.clusterIP, cacheReady: true, nodesDesired: 1, nodesConfigured: 1, nodesPending: [] });
+    const claim = await objects.get<KubeObject & { status: { phase: string } }>(child('PersistentVolumeClaim', 'registry-mirror-docker-hub-cache'));
+    expect(claim.status.phase).toBe('Bound');
+  });
+
+  it('says NodesPending, naming the node, while a node does not run the configuration yet', async () => {
+    // A node with room but no kubelet: its configuring pod is bound to it and never starts.
+    const resources = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'late-node', labels: { 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': 'late-node' } }, status: { allocatable: resources, capacity: resources } };
+    await objects.create(node as KubeObject);
+    await objects.rest.request('PATCH', '/api/v1/nodes/late-node', { body: { spec: { taints: null } }, contentType: 'application/merge-patch+json' });
+    const message = '1 of 2 nodes pull through the mirror; pending: late-node';
+    const pending = await eventually(`Ready=False NodesPending "${message}"; log ${controller.logFile}`, async () => {
+      const current = await objects.get<Resource>(mirror('docker-hub'));
+      return readyOf(current)?.reason === 'NodesPending' && readyOf(current)?.message === message ? current : undefined;
+    });
+    expect((pending.status as Status).nodesPending).toEqual(['late-node']);
+
+    // The node goes away (with no kubelet, its pods are removed by force, as the pod GC would): Ready again.
+    await objects.delete(node as KubeObject);
+    const pods = await objects.rest.request<{ items: KubeObject[] }>('GET', `/api/v1/namespaces/${MIRRORS}/pods`, { query: { fieldSelector: 'spec.nodeName=late-node' } });
+    for (const pod of pods.items) await objects.rest.request('DELETE', `/api/v1/namespaces/${MIRRORS}/pods/${pod.metadata.name}`, { body: { gracePeriodSeconds: 0 } });
+    const served = await ready(mirror('docker-hub'), 'True', 'Mirroring');
+    expect(served.status).toMatchObject({ nodesDesired: 1, nodesConfigured: 1, nodesPending: [] });
+  });
+
+  it('says CredentialsMissing until the referenced Secret exists, without reading its values', async () => {
+    const withCredentials = mirror('ghcr', { upstreamUrl: 'ghcr.io', credentialsSecret: 'ghcr-credentials' });
+    await objects.apply(withCredentials);
+    const missing = await ready(withCredentials, 'False', 'CredentialsMissing');
+    expect(readyOf(missing)!.message).toBe('Secret registry-mirrors/ghcr-credentials does not exist; create it with the keys username and password');
+    const statefulSet = await objects.get<KubeObject & { spec: { template: { spec: { containers: { env: { name: string; valueFrom?: unknown; value?: string }[] }[] } } } }>(
+      child('StatefulSet', 'registry-mirror-ghcr', 'apps/v1'),
+    );
+    const env = statefulSet.spec.template.spec.containers[0].env;
+    expect(env.find((e) => e.name === 'REGISTRY_PROXY_PASSWORD')).toEqual({ name: 'REGISTRY_PROXY_PASSWORD', valueFrom: { secretKeyRef: { name: 'ghcr-credentials', key: 'password' } } });
+    await objects.create({ ...child('Secret', 'ghcr-credentials'), stringData: { username: 'robot', password: 'not-in-any-log' } } as KubeObject);
+    await ready(withCredentials, 'True', 'Mirroring');
+    expect(JSON.stringify(controller.logs())).not.toContain('not-in-any-log');
+  });
+
+  it('puts back a child deleted or edited by hand', async () => {
+    await objects.delete(child('Service', 'registry-mirror-docker-hub'));
+    await eventually('the Service to be back', async () => ((await gone(objects, child('Service', 'registry-mirror-docker-hub'))) ? undefined : true));
+    await objects.rest.request('PATCH', `/apis/apps/v1/namespaces/${MIRRORS}/daemonsets/registry-mirror-docker-hub-utils`, {
+      body: { spec: { template: { spec: { terminationGracePeriodSeconds: 1 } } } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually('the DaemonSet to be put back', async () => {
+      const daemonSet = await objects.get<KubeObject & { spec: { template: { spec: { terminationGracePeriodSeconds?: number } } } }>(child('DaemonSet', 'registry-mirror-docker-hub-utils', 'apps/v1'));
+      return daemonSet.spec.template.spec.terminationGracePeriodSeconds !== 1 ? true : undefined;
+    });
+    await ready(mirror('docker-hub'), 'True', 'Mirroring');
+  });
+
+  it('takes every child with it when deleted, and frees the cache volume', async () => {
+    const claim = await objects.get<KubeObject & { spec: { volumeName: string } }>(child('PersistentVolumeClaim', 'registry-mirror-ghcr-cache'));
+    await objects.delete(mirror('ghcr'));
+    for (const [kind, name, apiVersion] of [
+      ['Service', 'registry-mirror-ghcr', 'v1'],
+      ['Service', 'registry-mirror-ghcr-headless', 'v1'],
+      ['StatefulSet', 'registry-mirror-ghcr', 'apps/v1'],
+      ['DaemonSet', 'registry-mirror-ghcr-utils', 'apps/v1'],
+      ['PersistentVolumeClaim', 'registry-mirror-ghcr-cache', 'v1'],
+    ]) {
+      await eventually(`${kind} ${name} to be collected`, async () => ((await gone(objects, child(kind, name, apiVersion))) ? true : undefined), 60_000);
+    }
+    const volume: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: claim.spec.volumeName } };
+    await eventually('the cache volume to be freed', async () => ((await gone(objects, volume)) ? true : undefined), 60_000);
+    expect(await gone(objects, child('Secret', 'ghcr-credentials'))).toBe(false); // not ours
+  });
+});
