@@ -112,12 +112,13 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     mkdirSync(join(certsD, 'docker.io'));
     writeFileSync(hostsToml, stale);
     // A second name for the old file: writing into it would change what this one reads too.
-    linkSync(hostsToml, join(dir, `${certsD.split('/').at(-1)}-stale`));
+    const staleLink = `${certsD}-stale`;
+    linkSync(hostsToml, staleLink);
     const staleInode = statSync(hostsToml).ino;
 
     start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
     await until('the new hosts.toml', () => statSync(hostsToml).ino !== staleInode);
-    expect(readFileSync(join(dir, `${certsD.split('/').at(-1)}-stale`), 'utf8')).toBe(stale);
+    expect(readFileSync(staleLink, 'utf8')).toBe(stale);
     expect(readFileSync(hostsToml, 'utf8')).toContain(`http://${CLUSTER_IP}:5000`);
     expect(readdirSync(join(certsD, 'docker.io'))).toEqual(['hosts.toml']);
   });
