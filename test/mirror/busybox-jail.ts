@@ -7,6 +7,15 @@ export const BUSYBOX_IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr
 
 const which = (program: string) => execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim();
 
+/** The shared libraries `binary` loads; none for a static build (busybox-static), where ldd fails. */
+function linkedLibraries(binary: string): string[] {
+  try {
+    return execFileSync('ldd', [binary], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).match(/\/\S+/g) ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * A root filesystem like the busybox image's: Debian's busybox (and the libraries it is
  * linked with) with a link per applet in /bin, and nothing else, but the mount point of
@@ -14,7 +23,7 @@ const which = (program: string) => execFileSync('sh', ['-c', `command -v ${progr
  */
 export function makeBusyboxRoot(root: string, mountPoint: string): void {
   const busybox = which('busybox');
-  const libraries = execFileSync('ldd', [busybox], { encoding: 'utf8' }).match(/\/\S+/g) ?? [];
+  const libraries = linkedLibraries(busybox);
   for (const file of libraries) {
     mkdirSync(join(root, dirname(file)), { recursive: true });
     copyFileSync(file, join(root, file));
