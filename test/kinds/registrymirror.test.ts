@@ -1,8 +1,4 @@
 import { ApiObject, App, Chart, Testing } from 'cdk8s';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CustomResource, validateResource } from '../../src/core/kind';
 import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/names';
 import { Manifest, renderChildren } from '../../src/core/render';
@@ -181,55 +177,7 @@ describe('RegistryMirror node configuration DaemonSet', () => {
     expect(pod.enableServiceLinks).toBe(true);
     expect(container(daemonSet).command[2]).toContain('${REGISTRY_MIRROR_DOCKER_HUB_SERVICE_HOST:-}');
   });
-
-  describe('script, run by sh against a directory standing in for the node\u2019s certs.d', () => {
-    let certsDir: string;
-    let group: number | undefined;
-    beforeEach(() => (certsDir = mkdtempSync(join(tmpdir(), 'certs.d-'))));
-    afterEach(() => {
-      // In a container the script's background sleep dies with it; here it must be stopped by hand.
-      try {
-        if (group) process.kill(-group, 'SIGKILL');
-      } catch {
-        // The script had nothing left running.
-      }
-      group = undefined;
-      rmSync(certsDir, { recursive: true, force: true });
-    });
-
-    const names = mirrorNames('docker-hub');
-    const start = (env: Record<string, string>) => {
-      const script = nodeConfigScript(names, 'registry-1.docker.io').replaceAll(NODE_CERTS_MOUNT, certsDir);
-      const child = spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-      group = child.pid;
-      let stderr = '';
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
-      return { child, exited };
-    };
-    const until = async (condition: () => boolean) => {
-      for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(condition()).toBe(true);
-    };
-
-    it('writes hosts.toml for Docker Hub (docker.io) pointing at the ClusterIP, and removes it on SIGTERM', async () => {
-      const { child, exited } = start({ [names.serviceHostVariable]: '10.96.0.42' });
-      const hostsToml = join(certsDir, 'docker.io', 'hosts.toml');
-      await until(() => existsSync(hostsToml));
-      expect(readFileSync(hostsToml, 'utf8')).toBe('server = "https://registry-1.docker.io"\n\n[host."http://10.96.0.42:5000"]\n  capabilities = ["pull", "resolve"]\n');
-      child.kill('SIGTERM');
-      expect((await exited).code).toBe(0);
-      expect(existsSync(join(certsDir, 'docker.io'))).toBe(false);
-    });
-
-    it('fails, saying why, while the Service does not exist yet', async () => {
-      const { exited } = start({});
-      const { code, stderr } = await exited;
-      expect(code).toBe(1);
-      expect(stderr).toContain('REGISTRY_MIRROR_DOCKER_HUB_SERVICE_HOST is not set');
-      expect(existsSync(join(certsDir, 'docker.io'))).toBe(false);
-    });
-  });
+  // The script itself runs under busybox against containerd's parser in test/mirror/node-config.test.ts.
 });
 
 describe('RegistryMirror names', () => {

@@ -1,0 +1,150 @@
+import { ChildProcess, execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeBusyboxRoot, runInContainer } from './busybox-jail';
+import { renderMirror } from './rendered';
+import { mirrorTools } from './tools';
+
+/**
+ * The DaemonSet's own script, from the rendered manifest, run by busybox's sh in a root like
+ * the busybox image's, with a directory standing in for the node's containerd certs.d mounted
+ * where the hostPath goes; containerd's own hosts.toml parser then says where a node pulls from.
+ */
+describe('the RegistryMirror node configuration, run as rendered against a stand-in for the node\u2019s certs.d', () => {
+  const CLUSTER_IP = '10.96.0.42';
+  let dir: string;
+  let root: string;
+  let certsD: string;
+  let running: ChildProcess | undefined;
+
+  /** The DaemonSet container's command, preStop and mount point, and the variable kubelet sets for the mirror's Service. */
+  const rendered = (upstreamUrl: string) => {
+    const mirror = renderMirror('test-mirror', { upstreamUrl });
+    const service = mirror.children.find((c) => c.kind === 'Service' && (c.spec as { clusterIP?: string }).clusterIP !== 'None')!;
+    return {
+      command: mirror.nodeConfig.command!,
+      preStop: mirror.nodeConfig.lifecycle!.preStop!.exec!.command!,
+      mountPath: mirror.nodeConfig.volumeMounts![0].mountPath,
+      // What kubelet names the variable with the Service's ClusterIP.
+      serviceHost: `${service.metadata.name.toUpperCase().replaceAll('-', '_')}_SERVICE_HOST`,
+    };
+  };
+
+  /** Where containerd with config_path = certs.d pulls `image` from, in order. */
+  const containerdHosts = (image: string) =>
+    execFileSync(mirrorTools().containerdHosts, [certsD, image], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { url: string; capabilities: string[] });
+
+  const start = (upstreamUrl: string, env: Record<string, string>) => {
+    const { command, mountPath } = rendered(upstreamUrl);
+    const child = runInContainer(root, certsD, mountPath, command, env);
+    running = child;
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on('exit', (code) => resolve({ code, output })));
+    return { child, exited, output: () => output };
+  };
+
+  const until = async (what: string, condition: () => boolean) => {
+    for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!condition()) throw new Error(`timed out waiting for ${what}`);
+  };
+
+  beforeAll(() => {
+    mirrorTools();
+    dir = mkdtempSync(join(tmpdir(), 'mirror-node-'));
+    root = join(dir, 'root');
+    makeBusyboxRoot(root, rendered('registry-1.docker.io').mountPath);
+  }, 600_000);
+
+  beforeEach(() => {
+    certsD = mkdtempSync(join(dir, 'certs.d-'));
+  });
+
+  afterEach(() => {
+    // The script's background sleep outlives its shell, as it would not in a container.
+    if (running?.pid) {
+      try {
+        process.kill(-running.pid, 'SIGKILL');
+      } catch {
+        // Nothing left running.
+      }
+    }
+    running = undefined;
+  });
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('points containerd\u2019s docker.io at the mirror first and Docker Hub second, and takes that back on SIGTERM', async () => {
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual(['https://registry-1.docker.io']);
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const { child, exited, output } = start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
+    const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
+    await until('hosts.toml', () => existsSync(hostsToml));
+    await until('the script to say what it did', () => output().includes('pulls'));
+    expect(output()).toContain(`containerd on this node pulls registry-1.docker.io through http://${CLUSTER_IP}:5000`);
+
+    for (const image of ['docker.io/library/busybox', 'busybox:1.37']) {
+      expect(containerdHosts(image)).toEqual([
+        { url: `http://${CLUSTER_IP}:5000`, path: '/v2', capabilities: ['pull', 'resolve'] },
+        { url: 'https://registry-1.docker.io', path: '/v2', capabilities: ['pull', 'resolve', 'push', 'referrers'] },
+      ]);
+    }
+    // Other registries are left alone.
+    expect(containerdHosts('quay.io/team/app:1').map((h) => h.url)).toEqual(['https://quay.io']);
+
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    expect(readdirSync(certsD)).toEqual([]);
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual(['https://registry-1.docker.io']);
+  });
+
+  it('replaces an existing hosts.toml by renaming a complete file over it, never by writing into it', async () => {
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
+    const stale = 'server = "https://registry-1.docker.io"\n\n[host."http://10.96.0.7:5000"]\n  capabilities = ["pull", "resolve"]\n';
+    mkdirSync(join(certsD, 'docker.io'));
+    writeFileSync(hostsToml, stale);
+    // A second name for the old file: writing into it would change what this one reads too.
+    const staleLink = `${certsD}-stale`;
+    linkSync(hostsToml, staleLink);
+    const staleInode = statSync(hostsToml).ino;
+
+    start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
+    await until('the new hosts.toml', () => statSync(hostsToml).ino !== staleInode);
+    expect(readFileSync(staleLink, 'utf8')).toBe(stale);
+    expect(readFileSync(hostsToml, 'utf8')).toContain(`http://${CLUSTER_IP}:5000`);
+    expect(readdirSync(join(certsD, 'docker.io'))).toEqual(['hosts.toml']);
+  });
+
+  it('points any other registry, port included, at the mirror by its own name; preStop takes it back', async () => {
+    const upstream = 'myregistry.example:5443';
+    const { serviceHost, preStop, mountPath } = rendered(upstream);
+    const { child, exited } = start(upstream, { [serviceHost]: CLUSTER_IP });
+    await until('hosts.toml', () => existsSync(join(certsD, upstream, 'hosts.toml')));
+    expect(containerdHosts(`${upstream}/team/app:1`).map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, `https://${upstream}`]);
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual(['https://registry-1.docker.io']);
+
+    // kubelet runs preStop in the same container before its SIGTERM.
+    const hook = runInContainer(root, certsD, mountPath, preStop, {});
+    expect(await new Promise((resolve) => hook.on('exit', resolve))).toBe(0);
+    expect(containerdHosts(`${upstream}/team/app:1`).map((h) => h.url)).toEqual([`https://${upstream}`]);
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    expect(readdirSync(certsD)).toEqual([]);
+  });
+
+  it('exits non-zero, saying why, while the Service variable is missing, and writes nothing', async () => {
+    const { exited } = start('registry-1.docker.io', {});
+    const { code, output } = await exited;
+    expect(code).toBe(1);
+    expect(output).toContain('REGISTRY_MIRROR_TEST_MIRROR_SERVICE_HOST is not set: Service registry-mirror-test-mirror did not exist when this container started');
+    expect(readdirSync(certsD)).toEqual([]);
+  });
+});
