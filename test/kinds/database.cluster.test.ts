@@ -16,16 +16,21 @@ import { randomBytes } from 'node:crypto';
 type Json = any;
 
 const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
+const CREDENTIALS = { password: PASSWORD, replicationPassword: 'rp-9Tq2Lw7Xc4Vb1Nm8Kj5Hg3Fd6Sa0Pz' };
+/** The operator pattern's SampleDB, as written there. */
+const SAMPLE_DB = { name: 'name-of-database', port: 5432, 'storage-size': '50G', image: 'super-great-docker-image', replicas: 3 };
 const LONG_NAME = `${'a'.repeat(250)}-xy`;
 const spec = { name: 'orders', 'storage-size': '1Gi', backup: { schedule: '0 3 * * *' } };
 
 const STATES: [string, Record<string, unknown>, DatabaseObservation | undefined, string?][] = [
   ['a preview', spec, undefined],
-  ['the first create', spec, { password: PASSWORD }],
-  ['a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }],
-  ['a deletion with Snapshot', spec, { password: PASSWORD, deleting: true }],
-  ['a 253-character name with a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }, LONG_NAME],
-  ['a 253-character name being deleted', spec, { password: PASSWORD, deleting: true }, LONG_NAME],
+  ['the first create', spec, CREDENTIALS],
+  ['a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }],
+  ['a deletion with Snapshot', spec, { ...CREDENTIALS, deleting: true }],
+  ['the SampleDB as written: three servers, an image without a version', SAMPLE_DB, CREDENTIALS],
+  ['the SampleDB with a held change of image', { ...SAMPLE_DB, image: 'postgres:17' }, { ...CREDENTIALS, currentImage: 'super-great-docker-image' }],
+  ['a 253-character name with standbys and a pending upgrade', { ...spec, replicas: 2, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }, LONG_NAME],
+  ['a 253-character name being deleted', spec, { ...CREDENTIALS, deleting: true }, LONG_NAME],
 ];
 
 function children(namespace: string, raw: Record<string, unknown>, observation?: DatabaseObservation, name = 'orders'): Manifest[] {

@@ -41,7 +41,8 @@ export class DatabaseChildren extends Construct {
 
     // A synth preview has no password: the Secret is the controller's to create, once, with a
     // password it generates; rendering one here would publish (or invent) the secret.
-    if (observation.password !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password: observation.password });
+    const { password, replicationPassword } = observation;
+    if (password !== undefined && replicationPassword !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password, replicationPassword });
     new DatabaseServer(this, 'server', common);
     new DatabaseNetworkPolicies(this, 'network', common);
 
