@@ -122,7 +122,7 @@ ${START_SERVER}`;
 
 /**
  * A hot standby's own start-up: on an empty volume, a pg_basebackup of the primary
- * ($PRIMARY_HOST) into a temporary directory, renamed when complete, and standby.signal;
+ * ($PRIMARY_HOST:$PRIMARY_PORT) into a temporary directory, renamed when complete, and standby.signal;
  * then PostgreSQL streams from the primary with primary_conninfo. The replication password
  * is in a passfile of mode 0600 in the run directory, written at every start, so it is never
  * on a command line nor in the data directory. A standby whose data directory has no
@@ -136,8 +136,8 @@ escape() { printf '%s' "$1" | sed -e 's/[\\\\:]/\\\\&/g'; }
 printf '*:*:*:%s:%s\\n' "$(escape "$REPLICATION_USER")" "$(escape "$REPLICATION_PASSWORD")" > "$passfile"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   clone="$PGDATA.clone"
-  until rm -rf "$clone" && PGPASSFILE="$passfile" pg_basebackup --pgdata="$clone" --host="$PRIMARY_HOST" --port="$PGPORT" --username="$REPLICATION_USER" --no-password --wal-method=stream --checkpoint=fast; do
-    echo "waiting for the primary $PRIMARY_HOST:$PGPORT to take a base backup from" >&2
+  until rm -rf "$clone" && PGPASSFILE="$passfile" pg_basebackup --pgdata="$clone" --host="$PRIMARY_HOST" --port="$PRIMARY_PORT" --username="$REPLICATION_USER" --no-password --wal-method=stream --checkpoint=fast; do
+    echo "waiting for the primary $PRIMARY_HOST:$PRIMARY_PORT to take a base backup from" >&2
     sleep 5
   done
   touch "$clone/standby.signal"
@@ -146,5 +146,5 @@ elif [ ! -e "$PGDATA/standby.signal" ]; then
   echo "the data directory $PGDATA was promoted to a primary (no standby.signal); to make this server a standby of $PRIMARY_HOST again, move that directory aside (its writes are not on the primary) and restart the pod" >&2
   exit 1
 fi
-${START_SERVER} -c primary_conninfo="host=$PRIMARY_HOST port=$PGPORT user=$REPLICATION_USER passfile=$passfile application_name=\${HOSTNAME:-standby}" -c hot_standby=on`;
+${START_SERVER} -c primary_conninfo="host=$PRIMARY_HOST port=$PRIMARY_PORT user=$REPLICATION_USER passfile=$passfile application_name=\${HOSTNAME:-standby}" -c hot_standby=on`;
 }

@@ -122,7 +122,12 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
                 // The server and pg_isready read PGPORT.
                 { name: 'PGPORT', value: String(spec.port) },
                 { name: 'LISTEN_ADDRESSES', value: '*' },
-                ...(role === 'standby' ? [{ name: 'PRIMARY_HOST', value: names.service }] : []),
+                ...(role === 'standby'
+                  ? [
+                      { name: 'PRIMARY_HOST', value: names.service },
+                      { name: 'PRIMARY_PORT', value: String(spec.port) },
+                    ]
+                  : []),
               ],
               readinessProbe: {
                 // Over TCP, where clients connect; a standby accepts read-only connections once it is consistent.
