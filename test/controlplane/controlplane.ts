@@ -195,7 +195,8 @@ export async function stopControlPlane(dir: string): Promise<void> {
 }
 
 async function createFakeNode(endpoint: ApiEndpoint): Promise<void> {
-  const resources = { cpu: '32', memory: '256Gi', pods: '1000' };
+  // ephemeral-storage too: a pod that requests it (every Database pod does) fits no node without it.
+  const resources = { cpu: '32', memory: '256Gi', 'ephemeral-storage': '1Ti', pods: '1000' };
   const node = {
     apiVersion: 'v1',
     kind: 'Node',

@@ -4,7 +4,8 @@ import { Manifest, renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { databaseKind, DatabaseObservation, DatabaseSpec } from '../../src/kinds/database';
-import { deleteNamespace, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { deleteNamespace, eventually, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { installCrds, testObjects } from '../support/manifests';
 import { randomBytes } from 'node:crypto';
 
@@ -53,8 +54,10 @@ describe('Database children on the API server', () => {
   const kc = testKubeConfig();
   const objects = testObjects();
   const namespace = `database-${randomBytes(3).toString('hex')}`;
+  let provisioner: StorageProvisioner;
 
   beforeAll(async () => {
+    provisioner = await startStorageProvisioner(kc, namespace);
     await installCrds(objects);
     await kc.makeApiClient(k8s.CoreV1Api).createNamespace({
       body: { metadata: { name: namespace, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } } },
@@ -62,6 +65,7 @@ describe('Database children on the API server', () => {
   });
   afterAll(async () => {
     await deleteNamespace(kc, namespace).catch(ignoreNotFound);
+    await provisioner.stop();
   });
 
   describe.each(STATES)('for %s', (_state, raw, observation, name) => {
@@ -109,4 +113,30 @@ describe('Database children on the API server', () => {
     }
     await expect(objects.create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders-2', namespace }, spec } as KubeObject, { dryRun: true })).resolves.toBeDefined();
   });
+
+  it('run the SampleDB as written: a primary and two standbys ready on bound data volumes of 50G, and the init Job done', async () => {
+    for (const child of children(namespace, SAMPLE_DB, CREDENTIALS, 'sampledb')) await objects.create(child as KubeObject);
+    const statefulSet = (name: string) => objects.get<Json>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace } });
+    const ready = await eventually(
+      'the SampleDB\u2019s StatefulSets to be ready',
+      async () => {
+        const [primary, standbys] = await Promise.all([statefulSet('sampledb'), statefulSet('sampledb-standby')]);
+        const counts = [primary.status?.readyReplicas ?? 0, standbys.status?.readyReplicas ?? 0];
+        return counts[0] === 1 && counts[1] === 2 ? counts : undefined;
+      },
+      120_000,
+    );
+    expect(ready).toEqual([1, 2]);
+    const claims = await objects.rest.request<Json>('GET', `/api/v1/namespaces/${namespace}/persistentvolumeclaims`);
+    expect(claims.items.map((c: Json) => [c.metadata.name, c.status.phase, c.spec.resources.requests.storage]).sort()).toEqual([
+      ['data-sampledb-0', 'Bound', '50G'],
+      ['data-sampledb-standby-0', 'Bound', '50G'],
+      ['data-sampledb-standby-1', 'Bound', '50G'],
+      ['sampledb-backup', 'Bound', '50G'],
+    ]);
+    await eventually('the init Job to succeed', async () => {
+      const job = await objects.get<Json>({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sampledb-init', namespace } });
+      return job.status?.succeeded === 1 ? true : undefined;
+    });
+  }, 180_000);
 });
