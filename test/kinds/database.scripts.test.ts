@@ -17,6 +17,8 @@ const CREDENTIALS: DatabaseObservation = { password: 'pw-3Zq8Kc1vT7xN2mR5yH9wB4d
 /** Every character a quoted identifier may hold and a shell, a file name or a conninfo string would trip on. */
 const TRICKY_NAME = `it's "the" db=1/x`;
 const RETENTION = 2;
+/** The README's restore of a final snapshot: the Database restored into keeps its own superuser's and replication role's passwords. */
+const RESTORE_SNAPSHOT = `gunzip -c "$DUMP" | grep -v -E '^ALTER ROLE (postgres|replicator) WITH ' | psql --no-psqlrc --quiet --dbname=postgres`;
 
 function render(spec: Record<string, unknown>, observation: DatabaseObservation): Manifest[] {
   const object = { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'shop', namespace: 'test' }, spec };
@@ -61,11 +63,11 @@ describe('Database scripts on a real PostgreSQL', () => {
   let backupDir: string;
 
   /** A server started by the primary's own start-up script, in a fresh data directory. */
-  async function startPrimary(what: string): Promise<ScriptServer> {
+  async function startPrimary(what: string, source: Manifest[] = children): Promise<ScriptServer> {
     const dir = scratchDir('db-primary');
     dirs.push(dir);
     const port = await freePort();
-    const { script, env } = program(children, 'StatefulSet', 'shop');
+    const { script, env } = program(source, 'StatefulSet', 'shop');
     const server = new ScriptServer(what, script, local(env, { PGDATA: join(dir, 'data/pgdata'), PG_RUN_DIR: join(dir, 'run'), LISTEN_ADDRESSES: '127.0.0.1', PGPORT: String(port) }), port, join(dir, 'server.log'));
     servers.push(server);
     await server.ready();
@@ -80,7 +82,7 @@ describe('Database scripts on a real PostgreSQL', () => {
     return { script, env: local(env, overrides) };
   }
 
-  const count = (server: ScriptServer, database: string, table: string) => Number(psql(server.port, superuser, database, `SELECT count(*) FROM ${table}`));
+  const count = (port: number, database: string, table: string, user = superuser) => Number(psql(port, user, database, `SELECT count(*) FROM ${table}`));
 
   beforeAll(async () => {
     backupDir = scratchDir('db-backup');
@@ -154,17 +156,26 @@ describe('Database scripts on a real PostgreSQL', () => {
       expect(dumps).toHaveLength(RETENTION);
       for (const dump of dumps) expect(dump).toMatch(/^[0-9]{8}T[0-9]{6}Z-it_s__the__db_1_x[.]dump$/);
 
-      const fresh = await startPrimary('a fresh server for pg_restore');
-      const restore = await runScript('pg_restore --create --exit-on-error --dbname=postgres "$DUMP"', {
+      // As the README restores: into the database of a Database (here a new one, its init Job done), replacing what is there.
+      const newCredentials = { password: 'pw-other-Ab3Cd6Ef9Gh2Ij5Kl8Mn1Op4Qr', replicationPassword: 'rp-other-St7Uv0Wx3Yz6Ab9Cd2Ef5Gh8I' };
+      const newDatabase = render(spec, newCredentials);
+      const fresh = await startPrimary('a fresh server for pg_restore', newDatabase);
+      const init = job(newDatabase, 'Job', 'shop-init', fresh);
+      await runScriptOk('init of the new Database', init.script, init.env);
+      psql(fresh.port, { user: 'postgres', password: newCredentials.password }, TRICKY_NAME, "CREATE TABLE orders (id int); INSERT INTO orders VALUES (-1)");
+      const restore = await runScript(`pg_restore --clean --if-exists --exit-on-error --dbname="$TARGET" "$DUMP"`, {
         PGHOST: '127.0.0.1',
         PGPORT: String(fresh.port),
         PGUSER: 'postgres',
-        PGPASSWORD: superuser.password,
+        PGPASSWORD: newCredentials.password,
+        // A name with "=" in --dbname would be read as connection settings; this form takes any name.
+        TARGET: `dbname='${TRICKY_NAME.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`,
         DUMP: join(backupDir, 'scheduled', dumps[dumps.length - 1]),
       });
-      expect(restore.stderr).toBe('');
-      expect(count(fresh, TRICKY_NAME, 'orders')).toBe(count(primary, TRICKY_NAME, 'orders'));
-      expect(count(fresh, TRICKY_NAME, 'orders')).toBe(2501);
+      expect(restore).toMatchObject({ code: 0, stderr: '' });
+      const newSuperuser = { user: 'postgres', password: newCredentials.password };
+      expect(count(fresh.port, TRICKY_NAME, 'orders', newSuperuser)).toBe(2501);
+      expect(psql(fresh.port, newSuperuser, TRICKY_NAME, 'SELECT count(*) FROM orders WHERE id = -1')).toBe('0');
     }, 120_000);
 
     it('the final snapshot restores with psql into a fresh server with every database, role and row', async () => {
@@ -173,24 +184,36 @@ describe('Database scripts on a real PostgreSQL', () => {
       const [file] = readdirSync(join(backupDir, 'snapshot'));
       expect(file).toMatch(/^[0-9]{8}T[0-9]{6}Z-final[.]sql[.]gz$/);
 
-      const fresh = await startPrimary('a fresh server for the snapshot');
-      // As the README says: the superuser exists already, so psql reports that one statement and goes on.
-      const restore = await runScript('gunzip -c "$DUMP" | psql --no-psqlrc --quiet --dbname=postgres', {
+      // A new Database, with credentials of its own, its init Job done, as after a deletion.
+      const newCredentials = { password: 'pw-new-Xy7Qw2Er5Ty8Ui1Op4As6Df9Gh3J', replicationPassword: 'rp-new-Lk3Jh6Gf9Ds2Aq5Wz8Xc1Vb4Nm7' };
+      const newDatabase = render(spec, newCredentials);
+      const fresh = await startPrimary('a fresh server for the snapshot', newDatabase);
+      const init = job(newDatabase, 'Job', 'shop-init', fresh);
+      await runScriptOk('init of the new Database', init.script, init.env);
+      const newSuperuser = { user: 'postgres', password: newCredentials.password };
+      const restore = await runScript(RESTORE_SNAPSHOT, {
         PGHOST: '127.0.0.1',
         PGPORT: String(fresh.port),
         PGUSER: 'postgres',
-        PGPASSWORD: superuser.password,
+        PGPASSWORD: newCredentials.password,
         DUMP: join(backupDir, 'snapshot', file),
       });
       expect(restore.code).toBe(0);
-      expect(restore.stderr.split('\n').filter((line) => line.includes('ERROR'))).toEqual(['ERROR:  role "postgres" already exists']);
+      // The roles and the database the new Database made already; psql reports them and goes on.
+      expect(restore.stderr.split('\n').filter((line) => line.includes('ERROR'))).toEqual([
+        'ERROR:  role "postgres" already exists',
+        'ERROR:  role "replicator" already exists',
+        `ERROR:  database "${TRICKY_NAME}" already exists`,
+      ]);
       const databases = "SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database WHERE NOT datistemplate";
-      expect(psql(fresh.port, superuser, 'postgres', databases)).toBe(psql(primary.port, superuser, 'postgres', databases));
+      expect(psql(fresh.port, newSuperuser, 'postgres', databases)).toBe(psql(primary.port, superuser, 'postgres', databases));
       const roles = "SELECT string_agg(rolname || ':' || rolreplication || rolcanlogin, ',' ORDER BY rolname) FROM pg_roles WHERE rolname !~ '^pg_'";
-      expect(psql(fresh.port, superuser, 'postgres', roles)).toBe(psql(primary.port, superuser, 'postgres', roles));
-      expect(psql(fresh.port, superuser, 'postgres', roles)).toBe('postgres:truetrue,replicator:truetrue,reporting:falsetrue');
-      expect(count(fresh, TRICKY_NAME, 'orders')).toBe(count(primary, TRICKY_NAME, 'orders'));
-      expect(count(fresh, 'name-of-database', 'visits')).toBe(42);
+      expect(psql(fresh.port, newSuperuser, 'postgres', roles)).toBe(psql(primary.port, superuser, 'postgres', roles));
+      expect(psql(fresh.port, newSuperuser, 'postgres', roles)).toBe('postgres:truetrue,replicator:truetrue,reporting:falsetrue');
+      expect(count(fresh.port, TRICKY_NAME, 'orders', newSuperuser)).toBe(count(primary.port, TRICKY_NAME, 'orders'));
+      expect(count(fresh.port, 'name-of-database', 'visits', newSuperuser)).toBe(42);
+      // The new Database's own credentials still work, for its Jobs and its standbys.
+      expect(psql(fresh.port, { user: 'replicator', password: newCredentials.replicationPassword }, 'postgres', 'SELECT current_user')).toBe('replicator');
       // The roles' passwords came along.
       expect(psql(fresh.port, { user: 'reporting', password: 'r3port' }, 'name-of-database', 'SELECT count(*) FROM visits')).toBe('42');
     }, 120_000);
