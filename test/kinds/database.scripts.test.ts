@@ -142,6 +142,12 @@ describe('Database scripts on a real PostgreSQL', () => {
       servers.push(again);
       await again.ready();
       expect(psql(again.port, superuser, 'postgres', 'SELECT pg_is_in_recovery()')).toBe('t');
+      // Promoted by a person (manual failover), it refuses to start as a standby again.
+      psql(again.port, superuser, 'postgres', 'SELECT pg_promote()');
+      await again.stop();
+      const refused = await runScript(script, local(env, overrides));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`the data directory ${overrides.PGDATA} was promoted to a primary (no standby.signal)`);
     }, 120_000);
 
     it(`a scheduled backup restores with pg_restore into a fresh server with every row, and ${RETENTION} dumps are kept`, async () => {
