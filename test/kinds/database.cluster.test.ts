@@ -114,6 +114,20 @@ describe('Database children on the API server', () => {
     await expect(objects.create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders-2', namespace }, spec } as KubeObject, { dryRun: true })).resolves.toBeDefined();
   });
 
+  it('rejects the SampleDB under the misspelt group stable.imaginedata.co: no such API ("no matches for kind")', async () => {
+    const misspelt = { apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', metadata: { name: 'my-first-crd-database', namespace }, spec: SAMPLE_DB };
+    for (const attempt of [
+      () => objects.create(misspelt as KubeObject, { dryRun: true }),
+      () => objects.rest.request('POST', `/apis/stable.imaginedata.co/v1/namespaces/${namespace}/databases`, { body: misspelt, query: { dryRun: 'All' } }),
+    ]) {
+      const error = await attempt().then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(KubeError);
+      expect((error as KubeError).code).toBe(404);
+      expect((error as KubeError).path).toContain('/apis/stable.imaginedata.co/v1');
+    }
+    await expect(objects.create({ ...misspelt, apiVersion: 'stable.imaginedata.com/v1' } as KubeObject, { dryRun: true })).resolves.toMatchObject({ kind: 'Database' });
+  });
+
   it('run the SampleDB as written: a primary and two standbys ready on bound data volumes of 50G, and the init Job done', async () => {
     for (const child of children(namespace, SAMPLE_DB, CREDENTIALS, 'sampledb')) await objects.create(child as KubeObject);
     const statefulSet = (name: string) => objects.get<Json>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace } });
