@@ -94,7 +94,8 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           securityContext: restrictedPodSecurityContext(POSTGRES_UID),
-          // PostgreSQL stops with SIGTERM (smart shutdown); a large shared_buffers takes a while to flush.
+          // The official images stop PostgreSQL with SIGINT (their STOPSIGNAL: a fast shutdown), which
+          // `exec postgres` in the start-up script receives; a large shared_buffers takes a while to flush.
           terminationGracePeriodSeconds: 60,
           affinity: {
             // Primary and standbys on different nodes where there are enough, or one node's loss takes them all.
