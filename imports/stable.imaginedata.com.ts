@@ -112,14 +112,14 @@ export interface DatabaseSpec {
   readonly deletionPolicy?: DatabaseSpecDeletionPolicy;
 
   /**
-   * PostgreSQL container image with a version tag, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. Changing it to a newer version runs an upgrade Job (a full dump) before the StatefulSet rolls.
+   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
    *
    * @schema DatabaseSpec#image
    */
   readonly image?: string;
 
   /**
-   * Name of the database to create inside PostgreSQL: an SQL identifier (a letter or underscore, then letters, digits or underscores), at most 63 characters. It cannot change later.
+   * Name of the database to create inside PostgreSQL, e.g. name-of-database: any text of at most 63 bytes without NUL; it is always quoted, so "-", spaces and capitals are kept as written. It cannot change later.
    *
    * @schema DatabaseSpec#name
    */
@@ -133,7 +133,7 @@ export interface DatabaseSpec {
   readonly port?: number;
 
   /**
-   * Number of PostgreSQL pods in the StatefulSet; the Service sends clients to the first one.
+   * Number of PostgreSQL servers: one primary (the Service <name>, read-write) and replicas - 1 hot standbys streaming from it (the Service <name>-readonly). Failover is manual.
    *
    * @schema DatabaseSpec#replicas
    */

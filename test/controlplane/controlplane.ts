@@ -33,6 +33,10 @@ const CONTROLLERS = [
   'serviceaccount-token-controller',
   'root-ca-certificate-publisher-controller',
   'persistentvolume-binder-controller',
+  // Without these, a bound claim's and a volume's protection finalizers are never lifted, and
+  // a namespace holding claims never finishes deleting.
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
   'pod-garbage-collector-controller',
 ];
 

@@ -1,8 +1,8 @@
 import { databaseKind } from '../../src/kinds/database';
 import { KindCases } from './cases';
 
-/** The SampleDB of the operator pattern, with a real image and an SQL identifier for a name. */
-const sampleDb = { name: 'SampleDB', port: 5432, 'storage-size': '50G', image: 'postgres:17', replicas: 3 };
+/** The SampleDB of the operator pattern, as written there. */
+const sampleDb = { name: 'name-of-database', port: 5432, 'storage-size': '50G', image: 'super-great-docker-image', replicas: 3 };
 const minimal = { name: 'orders', 'storage-size': '1Gi' };
 const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
@@ -10,6 +10,13 @@ export const databaseCases: KindCases = {
   kind: databaseKind,
   valid: [
     { name: 'the original SampleDB manifest', body: { spec: sampleDb } },
+    { name: 'a name with quotes, spaces, capitals and "="', body: { spec: { ...minimal, name: `We"ird DB='x'` } } },
+    { name: 'a name of 63 bytes', body: { spec: { ...minimal, name: 'd'.repeat(63) } } },
+    { name: 'a name of 31 two-byte characters', body: { spec: { ...minimal, name: '\u00e9'.repeat(31) } } },
+    { name: 'an image with no tag', body: { spec: { ...minimal, image: 'postgres' } } },
+    { name: 'an image tagged latest', body: { spec: { ...minimal, image: 'postgres:latest' } } },
+    { name: 'an image by digest only', body: { spec: { ...minimal, image: `ghcr.io/team/pg@${digest}` } } },
+    { name: 'another repository with a version tag', body: { spec: { ...minimal, image: 'docker.io/bitnami/postgresql:16.4.0-debian-12-r0' } } },
     { name: 'only the required fields', body: { spec: minimal } },
     { name: 'a nightly backup', body: { spec: { ...minimal, backup: { schedule: '0 3 * * *', retention: 14 } } } },
     { name: 'a backup macro and the default retention', body: { spec: { ...minimal, backup: { schedule: '@daily' } } } },
@@ -24,14 +31,18 @@ export const databaseCases: KindCases = {
     { name: 'port as a string', body: { spec: { ...sampleDb, port: '5432' } }, field: 'spec.port' },
     { name: 'replicas 0', body: { spec: { ...sampleDb, replicas: 0 } }, field: 'spec.replicas' },
     { name: 'storage-size "lots"', body: { spec: { ...sampleDb, 'storage-size': 'lots' } }, field: 'spec.storage-size' },
+    { name: 'storage-size "50 GB"', body: { spec: { ...sampleDb, 'storage-size': '50 GB' } }, field: 'spec.storage-size' },
     { name: 'no name', body: { spec: { 'storage-size': '1Gi' } }, field: 'spec.name' },
     { name: 'no storage-size', body: { spec: { name: 'orders' } }, field: 'spec.storage-size' },
-    { name: 'a name that is no SQL identifier', body: { spec: { ...minimal, name: 'name-of-database' } }, field: 'spec.name' },
+    { name: 'an empty name', body: { spec: { ...minimal, name: '' } }, field: 'spec.name' },
     { name: 'a name longer than 63 characters', body: { spec: { ...minimal, name: 'd'.repeat(64) } }, field: 'spec.name' },
+    { name: 'a name of 64 bytes in 32 characters (CEL)', body: { spec: { ...minimal, name: '\u00e9'.repeat(32) } }, field: 'spec.name' },
+    { name: 'a name with a NUL character', body: { spec: { ...minimal, name: 'a\u0000b' } }, field: 'spec.name' },
     { name: 'a template database for a name (CEL)', body: { spec: { ...minimal, name: 'template1' } }, field: 'spec.name' },
-    { name: 'an image without a tag (CEL)', body: { spec: { ...minimal, image: 'postgres' } }, field: 'spec.image' },
-    { name: 'an image tagged latest (CEL)', body: { spec: { ...minimal, image: 'postgres:latest' } }, field: 'spec.image' },
-    { name: 'an image that is not postgres (CEL)', body: { spec: { ...minimal, image: 'super-great-docker-image:1' } }, field: 'spec.image' },
+    { name: 'an image with capitals in its path (CEL)', body: { spec: { ...minimal, image: 'Postgres:17' } }, field: 'spec.image' },
+    { name: 'an image with a space (CEL)', body: { spec: { ...minimal, image: 'postgres 17' } }, field: 'spec.image' },
+    { name: 'an image with an empty tag (CEL)', body: { spec: { ...minimal, image: 'postgres:' } }, field: 'spec.image' },
+    { name: 'an image with a short digest (CEL)', body: { spec: { ...minimal, image: 'postgres@sha256:abc' } }, field: 'spec.image' },
     { name: 'a cron schedule in words (CEL)', body: { spec: { ...minimal, backup: { schedule: 'every night' } } }, field: 'spec.backup.schedule' },
     { name: 'a cron schedule of four fields (CEL)', body: { spec: { ...minimal, backup: { schedule: '0 3 * *' } } }, field: 'spec.backup.schedule' },
     { name: 'a cron minute of 61 (CEL)', body: { spec: { ...minimal, backup: { schedule: '61 3 * * *' } } }, field: 'spec.backup.schedule' },

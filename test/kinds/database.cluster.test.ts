@@ -4,7 +4,8 @@ import { Manifest, renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { databaseKind, DatabaseObservation, DatabaseSpec } from '../../src/kinds/database';
-import { deleteNamespace, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { deleteNamespace, eventually, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { installCrds, testObjects } from '../support/manifests';
 import { randomBytes } from 'node:crypto';
 
@@ -16,16 +17,21 @@ import { randomBytes } from 'node:crypto';
 type Json = any;
 
 const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
+const CREDENTIALS = { password: PASSWORD, replicationPassword: 'rp-9Tq2Lw7Xc4Vb1Nm8Kj5Hg3Fd6Sa0Pz' };
+/** The operator pattern's SampleDB, as written there. */
+const SAMPLE_DB = { name: 'name-of-database', port: 5432, 'storage-size': '50G', image: 'super-great-docker-image', replicas: 3 };
 const LONG_NAME = `${'a'.repeat(250)}-xy`;
 const spec = { name: 'orders', 'storage-size': '1Gi', backup: { schedule: '0 3 * * *' } };
 
 const STATES: [string, Record<string, unknown>, DatabaseObservation | undefined, string?][] = [
   ['a preview', spec, undefined],
-  ['the first create', spec, { password: PASSWORD }],
-  ['a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }],
-  ['a deletion with Snapshot', spec, { password: PASSWORD, deleting: true }],
-  ['a 253-character name with a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }, LONG_NAME],
-  ['a 253-character name being deleted', spec, { password: PASSWORD, deleting: true }, LONG_NAME],
+  ['the first create', spec, CREDENTIALS],
+  ['a pending upgrade', { ...spec, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }],
+  ['a deletion with Snapshot', spec, { ...CREDENTIALS, deleting: true }],
+  ['the SampleDB as written: three servers, an image without a version', SAMPLE_DB, CREDENTIALS],
+  ['the SampleDB with a held change of image', { ...SAMPLE_DB, image: 'postgres:17' }, { ...CREDENTIALS, currentImage: 'super-great-docker-image' }],
+  ['a 253-character name with standbys and a pending upgrade', { ...spec, replicas: 2, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }, LONG_NAME],
+  ['a 253-character name being deleted', spec, { ...CREDENTIALS, deleting: true }, LONG_NAME],
 ];
 
 function children(namespace: string, raw: Record<string, unknown>, observation?: DatabaseObservation, name = 'orders'): Manifest[] {
@@ -48,8 +54,10 @@ describe('Database children on the API server', () => {
   const kc = testKubeConfig();
   const objects = testObjects();
   const namespace = `database-${randomBytes(3).toString('hex')}`;
+  let provisioner: StorageProvisioner;
 
   beforeAll(async () => {
+    provisioner = await startStorageProvisioner(kc, namespace);
     await installCrds(objects);
     await kc.makeApiClient(k8s.CoreV1Api).createNamespace({
       body: { metadata: { name: namespace, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } } },
@@ -57,6 +65,7 @@ describe('Database children on the API server', () => {
   });
   afterAll(async () => {
     await deleteNamespace(kc, namespace).catch(ignoreNotFound);
+    await provisioner.stop();
   });
 
   describe.each(STATES)('for %s', (_state, raw, observation, name) => {
@@ -104,4 +113,44 @@ describe('Database children on the API server', () => {
     }
     await expect(objects.create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders-2', namespace }, spec } as KubeObject, { dryRun: true })).resolves.toBeDefined();
   });
+
+  it('rejects the SampleDB under the misspelt group stable.imaginedata.co: no such API ("no matches for kind")', async () => {
+    const misspelt = { apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', metadata: { name: 'my-first-crd-database', namespace }, spec: SAMPLE_DB };
+    for (const attempt of [
+      () => objects.create(misspelt as KubeObject, { dryRun: true }),
+      () => objects.rest.request('POST', `/apis/stable.imaginedata.co/v1/namespaces/${namespace}/databases`, { body: misspelt, query: { dryRun: 'All' } }),
+    ]) {
+      const error = await attempt().then(() => undefined, (err: unknown) => err);
+      expect(error).toBeInstanceOf(KubeError);
+      expect((error as KubeError).code).toBe(404);
+      expect((error as KubeError).path).toContain('/apis/stable.imaginedata.co/v1');
+    }
+    await expect(objects.create({ ...misspelt, apiVersion: 'stable.imaginedata.com/v1' } as KubeObject, { dryRun: true })).resolves.toMatchObject({ kind: 'Database' });
+  });
+
+  it('run the SampleDB as written: a primary and two standbys ready on bound data volumes of 50G, and the init Job done', async () => {
+    for (const child of children(namespace, SAMPLE_DB, CREDENTIALS, 'sampledb')) await objects.create(child as KubeObject);
+    const statefulSet = (name: string) => objects.get<Json>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace } });
+    const ready = await eventually(
+      'the SampleDB\u2019s StatefulSets to be ready',
+      async () => {
+        const [primary, standbys] = await Promise.all([statefulSet('sampledb'), statefulSet('sampledb-standby')]);
+        const counts = [primary.status?.readyReplicas ?? 0, standbys.status?.readyReplicas ?? 0];
+        return counts[0] === 1 && counts[1] === 2 ? counts : undefined;
+      },
+      120_000,
+    );
+    expect(ready).toEqual([1, 2]);
+    const claims = await objects.rest.request<Json>('GET', `/api/v1/namespaces/${namespace}/persistentvolumeclaims`);
+    expect(claims.items.map((c: Json) => [c.metadata.name, c.status.phase, c.spec.resources.requests.storage]).sort()).toEqual([
+      ['data-sampledb-0', 'Bound', '50G'],
+      ['data-sampledb-standby-0', 'Bound', '50G'],
+      ['data-sampledb-standby-1', 'Bound', '50G'],
+      ['sampledb-backup', 'Bound', '50G'],
+    ]);
+    await eventually('the init Job to succeed', async () => {
+      const job = await objects.get<Json>({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sampledb-init', namespace } });
+      return job.status?.succeeded === 1 ? true : undefined;
+    });
+  }, 180_000);
 });

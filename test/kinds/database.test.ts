@@ -17,13 +17,18 @@ import {
   compareVersions,
   PGDATA,
   DATA_MOUNT,
+  ROLE_LABEL,
 } from '../../src/kinds/database';
+import { primaryStartScript, standbyStartScript } from '../../src/kinds/database/scripts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
 const BASE64_PASSWORD = Buffer.from(PASSWORD).toString('base64');
+const REPLICATION_PASSWORD = 'rp-9Tq2Lw7Xc4Vb1Nm8Kj5Hg3Fd6Sa0Pz';
+/** What the controller observes once it created the credentials Secret. */
+const CREDENTIALS = { password: PASSWORD, replicationPassword: REPLICATION_PASSWORD };
 const minimal = { name: 'orders', 'storage-size': '1Gi' };
 
 function database(spec: Record<string, unknown>, name = 'orders', metadata: Record<string, unknown> = {}): CustomResource<DatabaseSpec> {
@@ -50,10 +55,10 @@ const workloads = (children: Manifest[]): Json[] => children.filter((c) => ['Sta
 /** Every state the controller can observe, for checks that must hold in all of them. */
 const STATES: Record<string, { spec: Record<string, unknown>; observation?: DatabaseObservation }> = {
   preview: { spec: { ...minimal, backup: { schedule: '0 3 * * *' } } },
-  'first create': { spec: { ...minimal, backup: { schedule: '0 3 * * *' } }, observation: { password: PASSWORD } },
-  'upgrade pending': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { password: PASSWORD, currentImage: 'postgres:17.1' } },
-  'upgrade done': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Succeeded' } },
-  'deleting with Snapshot': { spec: minimal, observation: { password: PASSWORD, deleting: true } },
+  'first create': { spec: { ...minimal, backup: { schedule: '0 3 * * *' } }, observation: CREDENTIALS },
+  'upgrade pending': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { ...CREDENTIALS, currentImage: 'postgres:17.1' } },
+  'upgrade done': { spec: { ...minimal, image: 'postgres:17.2' }, observation: { ...CREDENTIALS, currentImage: 'postgres:17.1', upgrade: 'Succeeded' } },
+  'deleting with Snapshot': { spec: minimal, observation: { ...CREDENTIALS, deleting: true } },
 };
 
 describe('Database children', () => {
@@ -81,14 +86,20 @@ describe('Database children', () => {
   });
 
   describe('on first create, with the password the controller generated', () => {
-    const children = render(minimal, { password: PASSWORD });
+    const children = render(minimal, CREDENTIALS);
 
     it('add the credentials Secret: basic-auth, immutable, create-only', () => {
       const secret = find(children, 'Secret', 'orders-credentials');
       expect(secret.type).toBe('kubernetes.io/basic-auth');
       expect(secret.immutable).toBe(true);
       expect(secret.metadata.annotations).toEqual({ [CREATE_ONLY_ANNOTATION]: 'true' });
-      expect(secret.data).toEqual({ username: Buffer.from('postgres').toString('base64'), password: BASE64_PASSWORD });
+      const base64 = (text: string) => Buffer.from(text).toString('base64');
+      expect(secret.data).toEqual({
+        username: base64('postgres'),
+        password: BASE64_PASSWORD,
+        'replication-username': base64('replicator'),
+        'replication-password': base64(REPLICATION_PASSWORD),
+      });
       expect(secret.stringData).toBeUndefined();
     });
 
@@ -97,7 +108,8 @@ describe('Database children', () => {
         for (const child of render(spec, observation)) {
           const visible = child.kind === 'Secret' ? { ...child, data: undefined } : child;
           const text = JSON.stringify(visible);
-          expect([state, child.kind, text.includes(PASSWORD) || text.includes(BASE64_PASSWORD)]).toEqual([state, child.kind, false]);
+          const leaks = [PASSWORD, BASE64_PASSWORD, REPLICATION_PASSWORD, Buffer.from(REPLICATION_PASSWORD).toString('base64')].filter((p) => text.includes(p));
+          expect([state, child.kind, leaks]).toEqual([state, child.kind, []]);
         }
       }
     });
@@ -114,7 +126,7 @@ describe('Database children', () => {
   });
 
   describe('StatefulSet', () => {
-    const children = render(minimal, { password: PASSWORD });
+    const children = render(minimal, CREDENTIALS);
     const sts = find(children, 'StatefulSet', 'orders');
     const postgres = container(sts);
 
@@ -144,14 +156,25 @@ describe('Database children', () => {
       expect(postgres.readinessProbe.exec.command).toEqual(['pg_isready', '--quiet', '--host=127.0.0.1']);
     });
 
-    it('is what the Service sends clients to: its first pod only, on the named port', () => {
+    it('is the one primary the read-write Service sends clients to, on the named port', () => {
       const service = find(children, 'Service', 'orders');
       const headless = find(children, 'Service', 'orders-headless');
       const labels = sts.spec.template.metadata.labels;
-      expect(service.spec.selector).toEqual({ ...sts.spec.selector.matchLabels, 'statefulset.kubernetes.io/pod-name': 'orders-0' });
-      expect(headless.spec).toMatchObject({ clusterIP: 'None', selector: sts.spec.selector.matchLabels });
+      expect(sts.spec.replicas).toBe(1);
+      expect(service.spec.selector).toEqual(sts.spec.selector.matchLabels);
+      expect(service.spec.selector[ROLE_LABEL]).toBe('primary');
+      const { [ROLE_LABEL]: _role, ...allServers } = sts.spec.selector.matchLabels;
+      expect(headless.spec).toMatchObject({ clusterIP: 'None', selector: allServers });
       for (const [key, value] of Object.entries(sts.spec.selector.matchLabels)) expect(labels[key]).toBe(value);
       expect(service.spec.ports).toEqual([{ name: 'postgres', port: 5432, targetPort: 'postgres', protocol: 'TCP' }]);
+    });
+
+    it('starts PostgreSQL with its own start-up script, which initdb’s an empty volume with the Secret’s superuser', () => {
+      expect(postgres.command.slice(0, 2)).toEqual(['sh', '-c']);
+      expect(postgres.command[2]).toBe(primaryStartScript());
+      expect(postgres.command[2]).toContain('initdb --pgdata="$PGDATA" --username="$POSTGRES_USER" --pwfile="$pwfile"');
+      expect(env(sts)).toMatchObject({ PG_RUN_DIR: '/var/run/postgresql', LISTEN_ADDRESSES: '*' });
+      expect(env(sts).PRIMARY_HOST).toBeUndefined();
     });
 
     it('selects no Job pod', () => {
@@ -164,11 +187,10 @@ describe('Database children', () => {
   });
 
   describe('each spec field', () => {
-    it('name: the database the image and the init Job create, and the one backups dump', () => {
-      const children = render({ ...minimal, name: 'SampleDB', backup: { schedule: '@daily' } });
-      expect(env(find(children, 'StatefulSet')).POSTGRES_DB).toBe('SampleDB');
-      expect(env(find(children, 'Job', 'orders-init')).DATABASE_NAME).toBe('SampleDB');
-      expect(env(find(children, 'CronJob')).PGDATABASE).toBe('SampleDB');
+    it('name: the database the init Job creates and the one backups dump, as written', () => {
+      const children = render({ ...minimal, name: 'name-of-database', backup: { schedule: '@daily' } });
+      expect(env(find(children, 'Job', 'orders-init')).DATABASE_NAME).toBe('name-of-database');
+      expect(env(find(children, 'CronJob')).PGDATABASE).toBe('name-of-database');
     });
 
     it('port: the Services, the container, PGPORT of the server and every Job, and the NetworkPolicies', () => {
@@ -194,9 +216,31 @@ describe('Database children', () => {
       }
     });
 
-    it('replicas: the StatefulSet (default 1)', () => {
-      expect(find(render(minimal), 'StatefulSet').spec.replicas).toBe(1);
-      expect(find(render({ ...minimal, replicas: 3 }), 'StatefulSet').spec.replicas).toBe(3);
+    it('replicas: one primary, and replicas - 1 hot standbys behind the read-only Service (default 1)', () => {
+      expect(ids(render(minimal)).filter((id) => /StatefulSet|Service\//.test(id))).toEqual(['Service/orders', 'Service/orders-headless', 'StatefulSet/orders']);
+      const children = render({ ...minimal, replicas: 3 }, CREDENTIALS);
+      expect(find(children, 'StatefulSet', 'orders').spec.replicas).toBe(1);
+      const standbys = find(children, 'StatefulSet', 'orders-standby');
+      expect(standbys.spec.replicas).toBe(2);
+      expect(standbys.spec.serviceName).toBe('orders-headless');
+      expect(standbys.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('1Gi');
+      const readonly = find(children, 'Service', 'orders-readonly');
+      expect(readonly.spec.selector).toEqual(standbys.spec.selector.matchLabels);
+      expect(readonly.spec.selector[ROLE_LABEL]).toBe('standby');
+      const { [ROLE_LABEL]: _role, ...allServers } = standbys.spec.selector.matchLabels;
+      expect(find(children, 'Service', 'orders-headless').spec.selector).toEqual(allServers);
+    });
+
+    it('replicas: each standby clones the primary through the read-write Service as the replication role, by reference', () => {
+      const standbys = find(render({ ...minimal, replicas: 2 }, CREDENTIALS), 'StatefulSet', 'orders-standby');
+      expect(container(standbys).command[2]).toBe(standbyStartScript());
+      expect(container(standbys).command[2]).toContain('pg_basebackup');
+      expect(container(standbys).command[2]).toContain('primary_conninfo=');
+      expect(env(standbys).PRIMARY_HOST).toBe('orders');
+      expect(env(standbys).REPLICATION_USER).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'replication-username' } });
+      expect(env(standbys).REPLICATION_PASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'replication-password' } });
+      // The init Job creates the role on the primary.
+      expect(env(find(render(minimal), 'Job', 'orders-init')).REPLICATION_PASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'replication-password' } });
     });
 
     it('backup: a CronJob only when it is set', () => {
@@ -260,7 +304,7 @@ describe('Database children', () => {
     const spec = { ...minimal, image: 'postgres:17.2', backup: { schedule: '@daily' } };
 
     it('run the upgrade Job with the new image while the StatefulSet and the other Jobs stay on the running one', () => {
-      const children = render(spec, { password: PASSWORD, currentImage: 'postgres:17.1' });
+      const children = render(spec, { ...CREDENTIALS, currentImage: 'postgres:17.1' });
       const job = find(children, 'Job', 'orders-upgrade-17.2');
       expect(container(job).image).toBe('postgres:17.2');
       expect(env(job).DUMP_LABEL).toBe('from-17.1-to-17.2');
@@ -272,23 +316,23 @@ describe('Database children', () => {
     });
 
     it('roll the StatefulSet once the Job succeeded, and drop the Job once the new image runs', () => {
-      const rolling = render(spec, { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Succeeded' });
+      const rolling = render(spec, { ...CREDENTIALS, currentImage: 'postgres:17.1', upgrade: 'Succeeded' });
       expect(container(find(rolling, 'StatefulSet')).image).toBe('postgres:17.2');
       expect(find(rolling, 'Job', 'orders-upgrade-17.2')).toBeDefined();
-      const done = render(spec, { password: PASSWORD, currentImage: 'postgres:17.2' });
+      const done = render(spec, { ...CREDENTIALS, currentImage: 'postgres:17.2' });
       expect(done.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
       expect(container(find(done, 'StatefulSet')).image).toBe('postgres:17.2');
     });
 
     it('hold the running image when the Job failed', () => {
-      const observation: DatabaseObservation = { password: PASSWORD, currentImage: 'postgres:17.1', upgrade: 'Failed' };
+      const observation: DatabaseObservation = { ...CREDENTIALS, currentImage: 'postgres:17.1', upgrade: 'Failed' };
       expect(container(find(render(spec, observation), 'StatefulSet')).image).toBe('postgres:17.1');
       expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Held', reason: 'UpgradeFailed' });
     });
 
     it('dump but never roll to a new major version, which cannot open the old data directory', () => {
       const major = { ...minimal, image: 'postgres:17' };
-      const observation: DatabaseObservation = { password: PASSWORD, currentImage: 'postgres:16.4', upgrade: 'Succeeded' };
+      const observation: DatabaseObservation = { ...CREDENTIALS, currentImage: 'postgres:16.4', upgrade: 'Succeeded' };
       const children = render(major, observation);
       expect(find(children, 'Job', 'orders-upgrade-17')).toBeDefined();
       expect(container(find(children, 'StatefulSet')).image).toBe('postgres:16.4');
@@ -300,7 +344,7 @@ describe('Database children', () => {
         ['postgres:17.1', 'Downgrade'],
         ['postgres:17.3-alpine', 'LibcChange'],
       ]) {
-        const observation = { password: PASSWORD, currentImage: 'postgres:17.2' };
+        const observation = { ...CREDENTIALS, currentImage: 'postgres:17.2' };
         const children = render({ ...minimal, image: wanted }, observation);
         expect(container(find(children, 'StatefulSet')).image).toBe('postgres:17.2');
         expect(children.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
@@ -319,8 +363,39 @@ describe('Database children', () => {
       expect(compareVersions(version('postgres:17.10'), version('postgres:17.9'))).toBeGreaterThan(0);
       expect(compareVersions(version('postgres:10'), version('postgres:9.6'))).toBeGreaterThan(0);
       expect(compareVersions(version('postgres:17'), version('postgres:17.0-bookworm'))).toBe(0);
-      expect(version(`r.example.com:5000/pg/postgres:16.4-alpine3.20@sha256:${'a'.repeat(64)}`)).toEqual({ tag: '16.4-alpine3.20', major: 16, minor: 4, libc: 'musl' });
-      expect(parsePostgresImage('postgres:latest')).toBeUndefined();
+      expect(version(`r.example.com:5000/pg/postgres:16.4-alpine3.20@sha256:${'a'.repeat(64)}`)).toEqual({ repository: 'postgres', tag: '16.4-alpine3.20', major: 16, minor: 4, libc: 'musl' });
+      expect(version('bitnami/postgresql:16.4.0-debian-12-r0')).toMatchObject({ repository: 'postgresql', major: 16, minor: 4, libc: 'glibc' });
+      for (const image of ['postgres:latest', 'postgres', 'super-great-docker-image', `postgres@sha256:${'a'.repeat(64)}`]) expect(parsePostgresImage(image)).toBeUndefined();
+    });
+
+    it('run an image whose version cannot be read as given', () => {
+      const children = render({ ...minimal, image: 'super-great-docker-image' }, CREDENTIALS);
+      for (const workload of workloads(children)) expect(container(workload).image).toBe('super-great-docker-image');
+      const observation = { currentImage: 'super-great-docker-image', readyReplicas: 1 };
+      expect(databasePhase(database({ ...minimal, image: 'super-great-docker-image' }).spec, observation)).toMatchObject({ phase: 'Ready' });
+    });
+
+    it('hold a change to or from an image whose version cannot be read, or to another image, saying why', () => {
+      for (const [running, wanted, why] of [
+        ['super-great-docker-image', 'postgres:17', 'super-great-docker-image has no tag'],
+        ['postgres:17.1', 'postgres:latest', 'the tag latest of postgres:latest does not start with a version'],
+        ['postgres:17.1', `postgres@sha256:${'b'.repeat(64)}`, 'has no tag'],
+        ['postgres:16.4', 'bitnami/postgresql:16.5.0', 'another image (postgresql) than the running postgres:16.4 (postgres)'],
+      ]) {
+        const observation = { ...CREDENTIALS, currentImage: running };
+        const children = render({ ...minimal, image: wanted }, observation);
+        expect(workloads(children).map((w) => container(w).image)).toEqual(workloads(children).map(() => running));
+        expect(children.filter((c) => c.metadata.name.includes('upgrade'))).toEqual([]);
+        const phase = databasePhase(database({ ...minimal, image: wanted }).spec, observation);
+        expect(phase).toMatchObject({ phase: 'Held', reason: 'ImageNotComparable' });
+        expect(phase.message).toContain(why);
+        expect(phase.message).toContain(`set image back to ${running}`);
+      }
+    });
+
+    it('name the upgrade Job after a tag with capitals and "_" as a name may be', () => {
+      const children = render({ ...minimal, image: 'postgres:17.2_Custom' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' });
+      expect(ids(children)).toContain('Job/orders-upgrade-17.2-custom');
     });
   });
 
@@ -328,7 +403,7 @@ describe('Database children', () => {
     const spec = { ...minimal, backup: { schedule: '@daily' } };
 
     it('with Snapshot: keeps the server up for the snapshot Job and runs nothing else', () => {
-      const children = render(spec, { password: PASSWORD, currentImage: 'postgres:17', deleting: true });
+      const children = render(spec, { ...CREDENTIALS, currentImage: 'postgres:17', deleting: true });
       expect(ids(children)).toEqual([
         'Job/orders-snapshot',
         'NetworkPolicy/orders',
@@ -347,21 +422,21 @@ describe('Database children', () => {
     });
 
     it('with Snapshot: keeps the snapshot Job and the finalizer when the snapshot failed', () => {
-      const observation: DatabaseObservation = { password: PASSWORD, deleting: true, snapshot: 'Failed' };
+      const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Failed' };
       expect(find(render(spec, observation), 'Job', 'orders-snapshot')).toBeDefined();
       expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(false);
       expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Failed', reason: 'SnapshotFailed' });
     });
 
     it('with Snapshot: renders nothing and releases the finalizer once the snapshot succeeded', () => {
-      const observation: DatabaseObservation = { password: PASSWORD, deleting: true, snapshot: 'Succeeded' };
+      const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Succeeded' };
       expect(render(spec, observation)).toEqual([]);
       expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(true);
     });
 
     it('with Delete: renders nothing and releases the finalizer at once', () => {
       const deleteSpec = { ...spec, deletionPolicy: 'Delete' };
-      expect(render(deleteSpec, { password: PASSWORD, deleting: true })).toEqual([]);
+      expect(render(deleteSpec, { ...CREDENTIALS, deleting: true })).toEqual([]);
       expect(finalizerMayBeReleased(database(deleteSpec).spec, { deleting: true })).toBe(true);
     });
 
@@ -377,7 +452,7 @@ describe('Database children', () => {
 
   describe('names', () => {
     it('are the Database\u2019s name and fixed suffixes, with no hash, when they fit', () => {
-      const children = render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2' }, { password: PASSWORD, currentImage: 'postgres:17.1' });
+      const children = render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' });
       expect(ids(children)).toEqual([
         'CronJob/orders-backup',
         'Job/orders-init',
@@ -396,8 +471,8 @@ describe('Database children', () => {
       const name = `${'a'.repeat(250)}-xy`;
       const limits: Record<string, number> = { Service: MAX_LABEL_LENGTH, StatefulSet: MAX_STATEFULSET_NAME_LENGTH, CronJob: MAX_CRONJOB_NAME_LENGTH, Job: MAX_LABEL_LENGTH };
       const all = [
-        ...render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2-bookworm' }, { password: PASSWORD, currentImage: 'postgres:17.1' }, name),
-        ...render(minimal, { password: PASSWORD, deleting: true }, name).filter((c) => c.kind === 'Job'),
+        ...render({ ...minimal, replicas: 2, backup: { schedule: '@daily' }, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }, name),
+        ...render(minimal, { ...CREDENTIALS, deleting: true }, name).filter((c) => c.kind === 'Job'),
       ];
       const named = new Set<string>();
       for (const child of all) {
@@ -409,12 +484,14 @@ describe('Database children', () => {
       }
       expect(named.size).toBe(all.length);
       // Every reference between children uses the other child's real (shortened) name.
-      const sts = find(all, 'StatefulSet');
+      const [sts, standbys] = all.filter((c) => c.kind === 'StatefulSet') as Json[];
       const services = all.filter((c) => c.kind === 'Service') as Json[];
       const headless = services.find((s) => s.spec.clusterIP === 'None');
-      const client = services.find((s) => s.spec.clusterIP !== 'None');
+      const client = services.find((s) => s.spec.selector[ROLE_LABEL] === 'primary');
       expect(sts.spec.serviceName).toBe(headless.metadata.name);
-      expect(client.spec.selector['statefulset.kubernetes.io/pod-name']).toBe(`${sts.metadata.name}-0`);
+      expect(standbys.spec.serviceName).toBe(headless.metadata.name);
+      expect(env(standbys).PRIMARY_HOST).toBe(client.metadata.name);
+      expect(client.spec.selector).toEqual(sts.spec.selector.matchLabels);
       const secretName = find(all, 'Secret').metadata.name;
       const volumeName = find(all, 'PersistentVolumeClaim').metadata.name;
       for (const workload of workloads(all)) {
@@ -491,13 +568,13 @@ describe('Database children', () => {
     const object = databaseExample(new Chart(new App(), 'examples'), 'operator-examples').toJson();
     const result = validateResource(databaseKind, object);
 
-    it('is the orders database of the brief', () => {
+    it('is the orders database of the brief, on a primary and a standby', () => {
       expect(result.ok && result.spec).toEqual({
         name: 'orders',
         port: 5432,
         'storage-size': '1Gi',
         image: 'postgres:17',
-        replicas: 1,
+        replicas: 2,
         backup: { schedule: '0 3 * * *', retention: 7 },
         deletionPolicy: 'Snapshot',
       });

@@ -8,19 +8,31 @@ export const DEFAULT_IMAGE = 'postgres:17';
 export const RESERVED_DATABASES = ['template0', 'template1'] as const;
 
 /**
- * An SQL identifier (a letter or underscore, then letters, digits or underscores) of at most
- * 63 bytes, PostgreSQL's NAMEDATALEN - 1. The Jobs always quote it, so case is kept.
+ * PostgreSQL's identifiers hold at most NAMEDATALEN - 1 = 63 bytes; a longer name would be
+ * cut silently, so it is refused. Counted in UTF-8 bytes, as PostgreSQL counts.
  */
-export const DATABASE_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+export const MAX_DATABASE_NAME_BYTES = 63;
 
 /**
- * A PostgreSQL image with a version tag: optional registry and path, the repository `postgres`,
- * a tag that starts with the major (and minor) version, an optional variant and digest.
- * The version is what upgrades compare; `latest` or no tag could not be compared.
- * Written without backslashes so that it reads the same in CEL, OpenAPI and TypeScript.
+ * Any text PostgreSQL takes as a quoted identifier: at least one character, no NUL. The
+ * scripts always quote it (`%I`), so `-`, spaces, quotes and case are all kept.
  */
-export const POSTGRES_IMAGE_PATTERN =
-  '^([a-z0-9]+([.-][a-z0-9]+)*(:[0-9]+)?/)?([a-z0-9]+([._-][a-z0-9]+)*/)*postgres:([0-9]+)([.]([0-9]+))?(-[a-z0-9]+([.-][a-z0-9]+)*)?(@sha256:[a-f0-9]{64})?$';
+export const DATABASE_NAME_PATTERN = '^[^\\x00]+$';
+
+/**
+ * An OCI / Docker image reference, as the distribution reference grammar has it: an optional
+ * registry host (with a port), a lower-case path, an optional tag and an optional digest.
+ * Hosts in IPv6 brackets are not taken. Written without backslashes so that it reads the same
+ * in CEL, OpenAPI and TypeScript.
+ */
+const DOMAIN_COMPONENT = '[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?';
+const PATH_COMPONENT = '[a-z0-9]+((__|[_.]|-+)[a-z0-9]+)*';
+export const IMAGE_REFERENCE_PATTERN = [
+  `^(${DOMAIN_COMPONENT}([.]${DOMAIN_COMPONENT})*(:[0-9]+)?/)?`,
+  `${PATH_COMPONENT}(/${PATH_COMPONENT})*`,
+  '(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?',
+  '(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$',
+].join('');
 
 /** One cron field: `*`, `?`, a value or a range from `values`, an optional step, and lists of those. */
 function cronField(values: string): string {
@@ -81,10 +93,11 @@ export const databaseSpec = s.object(
   {
     name: s.string({
       description:
-        'Name of the database to create inside PostgreSQL: an SQL identifier (a letter or underscore, then letters, digits or underscores), at most 63 characters. It cannot change later.',
+        'Name of the database to create inside PostgreSQL, e.g. name-of-database: any text of at most 63 bytes without NUL; it is always quoted, so "-", spaces and capitals are kept as written. It cannot change later.',
+      minLength: 1,
+      maxLength: MAX_DATABASE_NAME_BYTES,
       pattern: DATABASE_NAME_PATTERN,
-      patternHint: 'an SQL identifier (a letter or underscore, then letters, digits or underscores)',
-      maxLength: 63,
+      patternHint: 'text without a NUL character',
     }),
     port: s.integer({ description: 'TCP port PostgreSQL listens on and the Service exposes.', minimum: 1, maximum: 65535, default: 5432 }),
     'storage-size': s.quantity({
@@ -92,12 +105,16 @@ export const databaseSpec = s.object(
     }),
     image: s.string({
       description:
-        'PostgreSQL container image with a version tag, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. Changing it to a newer version runs an upgrade Job (a full dump) before the StatefulSet rolls.',
+        'PostgreSQL container image, any image reference with PostgreSQL\u2019s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.',
       default: DEFAULT_IMAGE,
       minLength: 1,
-      maxLength: 255,
+      maxLength: 512,
     }),
-    replicas: s.integer({ description: 'Number of PostgreSQL pods in the StatefulSet; the Service sends clients to the first one.', minimum: 1, default: 1 }),
+    replicas: s.integer({
+      description: 'Number of PostgreSQL servers: one primary (the Service <name>, read-write) and replicas - 1 hot standbys streaming from it (the Service <name>-readonly). Failover is manual.',
+      minimum: 1,
+      default: 1,
+    }),
     backup: s.optional(backupSpec),
     deletionPolicy: s.enum(DELETION_POLICIES, {
       description: 'What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.',
@@ -108,10 +125,17 @@ export const databaseSpec = s.object(
     description: 'The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.',
     rules: [
       {
-        cel: `self.image.matches('${POSTGRES_IMAGE_PATTERN}')`,
-        message: 'image must be a postgres image with a version tag, such as postgres:17 or registry.example.com/library/postgres:17.2-alpine',
+        cel: `self.image.matches('${IMAGE_REFERENCE_PATTERN}')`,
+        message: 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>',
         fieldPath: '.image',
-        holds: (self) => new RegExp(POSTGRES_IMAGE_PATTERN).test(self.image),
+        holds: (self) => new RegExp(IMAGE_REFERENCE_PATTERN).test(self.image),
+      },
+      {
+        // maxLength counts characters; PostgreSQL counts bytes (an é is two).
+        cel: `bytes(self.name).size() <= ${MAX_DATABASE_NAME_BYTES}`,
+        message: `name must be at most ${MAX_DATABASE_NAME_BYTES} bytes in UTF-8, PostgreSQL\u2019s limit for an identifier`,
+        fieldPath: '.name',
+        holds: (self) => Buffer.byteLength(self.name, 'utf8') <= MAX_DATABASE_NAME_BYTES,
       },
       // Transition rules: the API server checks them on updates only, against the stored
       // object; the controller never sees the old object, so their TypeScript side cannot fail.

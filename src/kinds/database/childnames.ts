@@ -16,13 +16,18 @@ export const MAX_JOB_NAME_LENGTH = MAX_LABEL_LENGTH;
 
 /** The names of a Database's children, all derived from the Database's own name. */
 export interface DatabaseChildNames {
-  /** Secret with username and password. */
+  /** Secret with the superuser's and the replication role's names and passwords. */
   readonly credentials: string;
   /** Service clients connect to. */
   readonly service: string;
   /** Headless Service that gives the pods their DNS names (the StatefulSet's serviceName). */
   readonly headless: string;
+  /** Read-only Service to the hot standbys. */
+  readonly readonlyService: string;
+  /** StatefulSet of the primary (one pod). */
   readonly statefulSet: string;
+  /** StatefulSet of the hot standbys (replicas - 1 pods), rendered only when replicas > 1. */
+  readonly standbyStatefulSet: string;
   /** Job that creates the database. */
   readonly init: string;
   /** CronJob of the scheduled backups. */
@@ -39,20 +44,36 @@ export interface DatabaseChildNames {
   readonly upgrade: (version: PostgresVersion) => string;
 }
 
+/**
+ * A tag as part of an object name (a DNS subdomain): tags may hold capitals and "_", and
+ * "-" or "." next to a ".", which names may not. 17.2-alpine3.21 stays as it is.
+ */
+function tagInName(tag: string): string {
+  return tag
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/[.-]*[.][.-]*/g, '.')
+    .replace(/^[.-]+|[.-]+$/g, '');
+}
+
 export function databaseChildNames(owner: string): DatabaseChildNames {
   return {
     credentials: childName(owner, { suffix: '-credentials' }),
     service: childName(owner, { maxLength: MAX_LABEL_LENGTH }),
     headless: childName(owner, { suffix: '-headless', maxLength: MAX_LABEL_LENGTH }),
+    readonlyService: childName(owner, { suffix: '-readonly', maxLength: MAX_LABEL_LENGTH }),
     statefulSet: childName(owner, { maxLength: MAX_STATEFULSET_NAME_LENGTH }),
+    standbyStatefulSet: childName(owner, { suffix: '-standby', maxLength: MAX_STATEFULSET_NAME_LENGTH }),
     init: childName(owner, { suffix: '-init', maxLength: MAX_JOB_NAME_LENGTH }),
     backup: childName(owner, { suffix: '-backup', maxLength: MAX_CRONJOB_NAME_LENGTH }),
     backupVolume: childName(owner, { suffix: '-backup' }),
     snapshot: childName(owner, { suffix: '-snapshot', maxLength: MAX_JOB_NAME_LENGTH }),
     networkPolicy: childName(owner),
     jobsNetworkPolicy: childName(owner, { suffix: '-jobs' }),
-    // spec.image's pattern allows only [a-z0-9.-] in a tag; a very long one gives way to the version alone.
-    upgrade: (version) =>
-      childName(owner, { suffix: `-upgrade-${version.tag.length <= MAX_TAG_IN_NAME ? version.tag : `${version.major}.${version.minor}`}`, maxLength: MAX_JOB_NAME_LENGTH }),
+    // A very long tag gives way to the version alone.
+    upgrade: (version) => {
+      const tag = tagInName(version.tag);
+      return childName(owner, { suffix: `-upgrade-${tag.length <= MAX_TAG_IN_NAME ? tag : `${version.major}.${version.minor}`}`, maxLength: MAX_JOB_NAME_LENGTH });
+    },
   };
 }

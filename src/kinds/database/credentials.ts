@@ -7,12 +7,18 @@ export const DATABASE_USER = 'postgres';
 /** Keys of the credentials Secret (those of the kubernetes.io/basic-auth type). */
 export const USERNAME_KEY = 'username';
 export const PASSWORD_KEY = 'password';
+/** The role the standbys stream as (LOGIN REPLICATION, no superuser); the init Job creates it. */
+export const REPLICATION_USER = 'replicator';
+export const REPLICATION_USERNAME_KEY = 'replication-username';
+export const REPLICATION_PASSWORD_KEY = 'replication-password';
 
 export interface DatabaseCredentialsProps {
   /** Name of the Secret, `<database>-credentials`. */
   readonly name: string;
   /** The password the controller generated once (or read back from the Secret); never invented here. */
   readonly password: string;
+  /** The replication role's password, generated once like the superuser's. */
+  readonly replicationPassword: string;
 }
 
 /**
@@ -30,7 +36,12 @@ export class DatabaseCredentials extends Construct {
       metadata: { name: props.name, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } },
       type: 'kubernetes.io/basic-auth',
       immutable: true,
-      data: { [USERNAME_KEY]: base64(DATABASE_USER), [PASSWORD_KEY]: base64(props.password) },
+      data: {
+        [USERNAME_KEY]: base64(DATABASE_USER),
+        [PASSWORD_KEY]: base64(props.password),
+        [REPLICATION_USERNAME_KEY]: base64(REPLICATION_USER),
+        [REPLICATION_PASSWORD_KEY]: base64(props.replicationPassword),
+      },
     });
   }
 }

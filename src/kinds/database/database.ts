@@ -21,9 +21,10 @@ export interface DatabaseChildrenProps {
 
 /**
  * Everything a Database runs on, for the state the observation describes:
- * - serving: credentials Secret (only with an observed password), Services, StatefulSet,
- *   NetworkPolicies, init Job, backup volume and CronJob, and an upgrade Job while one is due;
- * - deleting with deletionPolicy Snapshot: the server stays up for the final snapshot Job,
+ * - serving: credentials Secret (only with both observed passwords), Services, the primary's
+ *   StatefulSet and (replicas > 1) the standbys', NetworkPolicies, init Job, backup volume and
+ *   CronJob, and an upgrade Job while one is due;
+ * - deleting with deletionPolicy Snapshot: the servers stay up for the final snapshot Job,
  *   nothing else runs (no new backups, no upgrade) until the snapshot succeeded;
  * - deleting otherwise, or once the snapshot succeeded: nothing; the garbage collector takes
  *   the rest, and the backup volume stays (it has no owner).
@@ -41,7 +42,8 @@ export class DatabaseChildren extends Construct {
 
     // A synth preview has no password: the Secret is the controller's to create, once, with a
     // password it generates; rendering one here would publish (or invent) the secret.
-    if (observation.password !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password: observation.password });
+    const { password, replicationPassword } = observation;
+    if (password !== undefined && replicationPassword !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password, replicationPassword });
     new DatabaseServer(this, 'server', common);
     new DatabaseNetworkPolicies(this, 'network', common);
 

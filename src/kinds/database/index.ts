@@ -57,7 +57,7 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas', description: 'PostgreSQL pods ready.' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.' },
     { name: 'Image', type: 'string', jsonPath: '.status.currentImage', description: 'The image running now.', priority: 1 },
-    { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.', priority: 1 },
+    { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.' },
   ],
   manages: [
     // Created once with a generated password and never changed, so no update, list or delete:

@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { KEEP_ON_DELETE_ANNOTATION } from './annotations';
 import { BackupSpec, DatabaseSpec } from './api';
 import { DatabaseChildNames } from './childnames';
-import { PASSWORD_KEY, USERNAME_KEY } from './credentials';
+import { PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USERNAME_KEY, USERNAME_KEY } from './credentials';
 import { JobComponent, JOB_UID, podLabels, resources, scratchVolume, secretEnv } from './pod';
 import { BACKUP_MOUNT, backupScript, dumpAllScript, initScript } from './scripts';
 import { PostgresVersion } from './version';
@@ -60,6 +60,7 @@ function jobSpec(options: JobOptions): k8s.JobSpec {
               { name: 'PGCONNECT_TIMEOUT', value: '10' },
               // libpq looks for ~/.pgpass; the Job's uid has no home of its own.
               { name: 'HOME', value: '/tmp' },
+              ...(options.backupVolume ? [{ name: 'BACKUP_DIR', value: BACKUP_MOUNT }] : []),
               ...(options.env ?? []),
             ],
             resources: resources({ cpu: '100m', memory: '256Mi', ephemeralStorage: '64Mi' }, { cpu: '1', memory: '1Gi', ephemeralStorage: '256Mi' }),
@@ -80,7 +81,16 @@ export class DatabaseInitJob extends Construct {
     super(scope, id);
     this.job = new k8s.KubeJob(this, 'job', {
       metadata: { name: props.names.init },
-      spec: jobSpec({ ...props, component: 'init', script: initScript(), env: [{ name: 'DATABASE_NAME', value: props.spec.name }] }),
+      spec: jobSpec({
+        ...props,
+        component: 'init',
+        script: initScript(),
+        env: [
+          { name: 'DATABASE_NAME', value: props.spec.name },
+          secretEnv('REPLICATION_USER', props.names.credentials, REPLICATION_USERNAME_KEY),
+          secretEnv('REPLICATION_PASSWORD', props.names.credentials, REPLICATION_PASSWORD_KEY),
+        ],
+      }),
     });
   }
 }

@@ -14,7 +14,12 @@ export interface DatabaseObservation {
    * no Secret is rendered: the construct never invents a password.
    */
   readonly password?: string;
-  /** The image the StatefulSet's postgres container runs now; absent before the StatefulSet exists. */
+  /**
+   * The replication role's password (key `replication-password` of the same Secret), read
+   * back or generated once the same way; the Secret is rendered only when both are known.
+   */
+  readonly replicationPassword?: string;
+  /** The image the primary StatefulSet's postgres container runs now; absent before that StatefulSet exists. */
   readonly currentImage?: string;
   /** How the upgrade Job for spec.image (`<name>-upgrade-<tag>`) ended; the StatefulSet rolls only after it succeeded. */
   readonly upgrade?: JobOutcome;
@@ -22,7 +27,7 @@ export interface DatabaseObservation {
   readonly deleting?: boolean;
   /** How the final snapshot Job (`<name>-snapshot`) ended; the finalizer is released only after it succeeded. */
   readonly snapshot?: JobOutcome;
-  /** Ready pods of the StatefulSet (its status.readyReplicas), for status.readyReplicas and the phase; rendering ignores it. */
+  /** Ready pods of both StatefulSets (the primary's plus the standbys' status.readyReplicas), for status.readyReplicas and the phase; rendering ignores it. */
   readonly readyReplicas?: number;
   /** The backup CronJob's status.lastSuccessfulTime, for status.lastBackupTime; rendering ignores it. */
   readonly lastBackupTime?: string;

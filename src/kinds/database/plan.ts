@@ -1,6 +1,6 @@
 import { DatabaseSpec, Phase } from './api';
 import { DatabaseObservation } from './observation';
-import { compareVersions, parsePostgresImage, PostgresVersion } from './version';
+import { compareVersions, PostgresVersion, readImageVersion } from './version';
 
 /** Which image the StatefulSet runs, and whether an upgrade Job goes first. */
 export interface ImagePlan {
@@ -23,11 +23,20 @@ export function planImage(spec: DatabaseSpec, observation: DatabaseObservation =
   const wanted = spec.image;
   const running = observation.currentImage;
   if (!running || running === wanted) return { run: wanted };
-  const to = parsePostgresImage(wanted);
-  const from = parsePostgresImage(running);
-  if (!to || !from) {
-    return { run: running, held: { reason: 'ImageNotComparable', message: `cannot compare the running image ${running} with ${wanted}: both need a postgres version tag` } };
-  }
+  // Without both versions nothing says whether the change is an upgrade, a downgrade or a
+  // new major; only a person can tell, so the running image stays.
+  const notComparable = (why: string): ImagePlan => ({
+    run: running,
+    held: {
+      reason: 'ImageNotComparable',
+      message: `${why}, so the change from ${running} to ${wanted} cannot be judged safe and is held; set image back to ${running}, or restore a dump into a new Database with image ${wanted}`,
+    },
+  });
+  const to = readImageVersion(wanted);
+  const from = readImageVersion(running);
+  if ('unreadable' in to) return notComparable(to.unreadable);
+  if ('unreadable' in from) return notComparable(from.unreadable);
+  if (to.repository !== from.repository) return notComparable(`${wanted} is another image (${to.repository}) than the running ${running} (${from.repository})`);
   if (to.libc !== from.libc) {
     return {
       run: running,
