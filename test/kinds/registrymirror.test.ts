@@ -237,12 +237,13 @@ describe('RegistryMirror kind', () => {
     ]);
   });
 
-  it('manages exactly the kinds it renders, with no access to Secrets', () => {
+  it('manages exactly the kinds it renders, and reads Secrets and pods of the mirrors\u2019 namespace only', () => {
     const rendered = new Set(render({ upstreamUrl: 'registry-1.docker.io', credentialsSecret: 'hub' }).map((c) => c.kind.toLowerCase()));
     const plural = (kind: string) => `${kind.replace(/y$/, 'ie')}s`;
-    const managed = registryMirrorKind.manages.flatMap((p) => p.resources);
-    expect(managed.sort()).toEqual([...rendered].map(plural).sort());
-    expect(managed).not.toContain('secrets');
+    const created = registryMirrorKind.manages.filter((p) => p.verbs.includes('create')).flatMap((p) => p.resources);
+    expect(created.sort()).toEqual([...rendered].map(plural).sort());
+    const readOnly = registryMirrorKind.manages.filter((p) => !p.verbs.includes('create'));
+    expect(readOnly).toEqual([{ apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: 'registry-mirrors' }]);
   });
 
   it('renders the example\u2019s children as the preview shows them', () => {
