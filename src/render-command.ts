@@ -30,18 +30,27 @@ export function kindOf(object: Record<string, unknown>, where: string, kinds: re
   return kind;
 }
 
+export interface ReadOptions {
+  /** Collect problems here and skip the document, instead of throwing the first. */
+  readonly problems?: string[];
+  /** Skip objects of other kinds instead of refusing them (a synthesized file also holds CRDs and the operator). */
+  readonly skipOtherKinds?: boolean;
+}
+
 /**
  * Every custom resource in a YAML text (several documents allowed; empty ones skipped), each
  * of a known kind and with a name. A problem is thrown as an InputError naming the document,
- * or, when `problems` is given, added to it and the document skipped.
+ * or collected (see ReadOptions).
  */
-export function readResources(text: string, source: string, kinds: readonly AnyKind[], problems?: string[]): DocumentResource[] {
+export function readResources(text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions = {}): DocumentResource[] {
+  const { problems, skipOtherKinds } = options;
   const documents = parseAllDocuments(text);
   const resources: DocumentResource[] = [];
   documents.forEach((doc, index) => {
     const where = documents.length > 1 ? `${source} (document ${index + 1})` : source;
     try {
       const object = readDocument(doc, where);
+      if (object && skipOtherKinds && !kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) return;
       if (object) resources.push({ kind: kindOf(object, where, kinds), object: object as DocumentResource['object'], where });
     } catch (err) {
       if (!problems || !(err instanceof InputError)) throw err;

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { extname, join, relative, sep } from 'node:path';
 import { AnyKind } from '../core/kind';
 import { previewChildren, Manifest } from '../core/render';
-import { InputError, kindOf, readResources } from '../render-command';
+import { InputError, kindOf, ReadOptions, readResources } from '../render-command';
 
 /**
  * What a TypeScript file in the instances folder exports as its default: a function that
@@ -111,9 +111,7 @@ export function loadInstances(options: LoadOptions): Instance[] {
     const fileScope = new Construct(scope, `file${index}`);
     try {
       if (MANIFEST_EXTENSIONS.has(extname(file))) {
-        readResources(readFileSync(file, 'utf8'), name, kinds, problems).forEach(({ object, where }, doc) => {
-          declared.push({ object: new ApiObject(fileScope, `doc${doc}`, object as never), where });
-        });
+        declared.push(...declareManifests(fileScope, readFileSync(file, 'utf8'), name, kinds, { problems }));
       } else if (isTypeScript(file)) {
         const declare = (loadModule(file) as { default?: unknown } | undefined)?.default;
         if (typeof declare !== 'function') throw new Error('expected `export default function (scope: Construct)` that declares the resources');
@@ -127,6 +125,20 @@ export function loadInstances(options: LoadOptions): Instance[] {
     }
   });
   return checkDeclared(declared, kinds, problems);
+}
+
+/** The custom resources of a YAML text as objects under `scope`; a bad document is added to `problems`. */
+function declareManifests(scope: Construct, text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions & { problems: string[] }): Declared[] {
+  return readResources(text, source, kinds, options).map(({ object, where }, doc) => ({ object: new ApiObject(scope, `doc${doc}`, object as never), where }));
+}
+
+/**
+ * The resources of one YAML text, checked as loadInstances checks a folder's. With
+ * `skipOtherKinds`, objects of other kinds are skipped instead of refused.
+ */
+export function loadManifests(text: string, source: string, kinds: readonly AnyKind[], options: Pick<ReadOptions, 'skipOtherKinds'> = {}): Instance[] {
+  const problems: string[] = [];
+  return checkDeclared(declareManifests(scratchChart(), text, source, kinds, { ...options, problems }), kinds, problems);
 }
 
 /** A chart to declare into and read back from; nothing is synthesized from it. */
