@@ -43,7 +43,8 @@ export function exampleInstances(kinds: readonly AnyKind[]): Instance[] {
 
 /** Writes checked resources into a chart as they were declared. */
 function addInstances(chart: Construct, instances: readonly Instance[]): void {
-  instances.forEach(({ object }, index) => new ApiObject(chart, `${index}`, object));
+  // Not bare numbers: constructs keep children in an object, which puts integer keys before all others.
+  instances.forEach(({ object }, index) => new ApiObject(chart, `resource-${index}`, object));
 }
 
 export interface AppOptions {
