@@ -113,7 +113,7 @@ export function formatPlans(plans: readonly ResourcePlan[]): string {
     for (const note of plan.notes) lines.push(`  note: ${note}`);
   }
   const children = plans.flatMap((p) => p.children.map((c) => c.action));
-  lines.push('', `${plans.length} resources: ${count(plans.map((p) => p.action))}; their children: ${count(children)}`);
+  lines.push('', `${plans.length} ${plans.length === 1 ? 'resource' : 'resources'}: ${count(plans.map((p) => p.action))}; their children: ${count(children)}`);
   return lines.join('\n');
 }
 
