@@ -8,7 +8,7 @@ import { Database } from '../../imports/stable.imaginedata.com';
  */
 export default function platform(scope: Construct): void {
   // Cluster-scoped: a mirror has no namespace.
-  new RegistryMirror(scope, 'docker-hub', { metadata: { name: 'docker-hub' }, spec: { upstreamUrl: 'registry-1.docker.io' } });
+  new RegistryMirror(scope, 'quay', { metadata: { name: 'quay' }, spec: { upstreamUrl: 'quay.io' } });
   new Database(scope, 'orders', {
     metadata: { name: 'orders', namespace: 'team-a' },
     spec: { name: 'orders', port: 5432, storageSize: '1Gi', image: 'postgres:17', replicas: 1, backup: { schedule: '0 3 * * *', retention: 7 } },

@@ -49,6 +49,12 @@ describe('npm run synth with a team\u2019s resources', () => {
     expect(filesUnder(out)).toContain('preview/operator-examples/exchangerates.usd.yaml');
   });
 
+  it('synthesizes the shipped sample set beside the examples without a clash', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-sample-'));
+    expect(synth('--examples', '--output', out)).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(join(out, '2-instances.k8s.yaml'), 'utf8')).toBe(readFileSync(join(root, 'dist', '2-instances.k8s.yaml'), 'utf8'));
+  });
+
   it('refuses a bad resource, says where and why, and writes nothing', () => {
     const instances = mkdtempSync(join(tmpdir(), 'synth-bad-'));
     writeFileSync(join(instances, 'a.yaml'), `${er('usd', '{currency: USD}')}---\n${er('chf', '{currency: CHF, refreshInterval: 10s}')}`);
