@@ -13,6 +13,8 @@ export interface DocumentResource {
   readonly object: Record<string, unknown> & { metadata: { name: string; namespace?: string } };
   /** `<source>`, or `<source> (document <n>)` in a file of several documents. */
   readonly where: string;
+  /** Its position in the file, counting from 0. */
+  readonly document: number;
 }
 
 /** `ExchangeRate (operators.brennerm.github.io/v1), ...`: what an unknown kind is told to be instead. */
@@ -30,9 +32,15 @@ export function kindOf(object: Record<string, unknown>, where: string, kinds: re
   return kind;
 }
 
+/** A document that could not be read; `document` counts from 0. */
+export interface DocumentProblem {
+  readonly document: number;
+  readonly message: string;
+}
+
 export interface ReadOptions {
   /** Collect problems here and skip the document, instead of throwing the first. */
-  readonly problems?: string[];
+  readonly problems?: DocumentProblem[];
   /** Skip objects of other kinds instead of refusing them (a synthesized file also holds CRDs and the operator). */
   readonly skipOtherKinds?: boolean;
 }
@@ -51,10 +59,10 @@ export function readResources(text: string, source: string, kinds: readonly AnyK
     try {
       const object = readDocument(doc, where);
       if (object && skipOtherKinds && !kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) return;
-      if (object) resources.push({ kind: kindOf(object, where, kinds), object: object as DocumentResource['object'], where });
+      if (object) resources.push({ kind: kindOf(object, where, kinds), object: object as DocumentResource['object'], where, document: index });
     } catch (err) {
       if (!problems || !(err instanceof InputError)) throw err;
-      problems.push(err.message);
+      problems.push({ document: index, message: err.message });
     }
   });
   return resources;

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { extname, join, relative, sep } from 'node:path';
 import { AnyKind } from '../core/kind';
 import { previewChildren, Manifest } from '../core/render';
-import { InputError, kindOf, ReadOptions, readResources } from '../render-command';
+import { DocumentProblem, InputError, kindOf, ReadOptions, readResources } from '../render-command';
 
 /**
  * What a TypeScript file in the instances folder exports as its default: a function that
@@ -84,6 +84,22 @@ function compiledModule(root: string, tsFile: string): unknown {
 export interface Declared {
   readonly object: ApiObject;
   readonly where: string;
+  /** Where it stands among all declared objects ([file, document]), so that problems are listed in file order. */
+  readonly position?: readonly number[];
+}
+
+/** A problem and the position of what it is about. */
+export interface Problem {
+  readonly position: readonly number[];
+  readonly message: string;
+}
+
+function byPosition(a: Problem, b: Problem): number {
+  for (let i = 0; i < Math.max(a.position.length, b.position.length); i++) {
+    const d = (a.position[i] ?? -1) - (b.position[i] ?? -1);
+    if (d) return d;
+  }
+  return 0;
 }
 
 /**
@@ -97,7 +113,7 @@ export function loadInstances(options: LoadOptions): Instance[] {
   const { dir, root, kinds } = options;
   const loadModule = options.loadModule ?? ((file: string) => compiledModule(root, file));
   const scope = scratchChart();
-  const problems: string[] = [];
+  const problems: Problem[] = [];
   const declared: Declared[] = [];
   let files: string[];
   try {
@@ -111,25 +127,28 @@ export function loadInstances(options: LoadOptions): Instance[] {
     const fileScope = new Construct(scope, `file${index}`);
     try {
       if (MANIFEST_EXTENSIONS.has(extname(file))) {
-        declared.push(...declareManifests(fileScope, readFileSync(file, 'utf8'), name, kinds, { problems }));
+        const fileProblems: DocumentProblem[] = [];
+        declared.push(...declareManifests(fileScope, readFileSync(file, 'utf8'), name, kinds, { problems: fileProblems }, index));
+        problems.push(...fileProblems.map(({ document, message }) => ({ position: [index, document], message })));
       } else if (isTypeScript(file)) {
         const declare = (loadModule(file) as { default?: unknown } | undefined)?.default;
         if (typeof declare !== 'function') throw new Error('expected `export default function (scope: Construct)` that declares the resources');
         (declare as DeclareInstances)(fileScope);
-        for (const object of fileScope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject)) {
-          declared.push({ object, where: `${name} (construct ${object.node.path.slice(fileScope.node.path.length + 1)})` });
-        }
+        fileScope.node
+          .findAll()
+          .filter((c): c is ApiObject => c instanceof ApiObject)
+          .forEach((object, n) => declared.push({ object, where: `${name} (construct ${object.node.path.slice(fileScope.node.path.length + 1)})`, position: [index, n] }));
       }
     } catch (err) {
-      problems.push(err instanceof InputError ? err.message : `${name}: ${(err as Error).message}`);
+      problems.push({ position: [index], message: err instanceof InputError ? err.message : `${name}: ${(err as Error).message}` });
     }
   });
   return checkDeclared(declared, kinds, problems);
 }
 
 /** The custom resources of a YAML text as objects under `scope`; a bad document is added to `problems`. */
-function declareManifests(scope: Construct, text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions & { problems: string[] }): Declared[] {
-  return readResources(text, source, kinds, options).map(({ object, where }, doc) => ({ object: new ApiObject(scope, `doc${doc}`, object as never), where }));
+function declareManifests(scope: Construct, text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions & { problems: DocumentProblem[] }, file = 0): Declared[] {
+  return readResources(text, source, kinds, options).map(({ object, where, document }) => ({ object: new ApiObject(scope, `doc${document}`, object as never), where, position: [file, document] }));
 }
 
 /**
@@ -137,8 +156,9 @@ function declareManifests(scope: Construct, text: string, source: string, kinds:
  * `skipOtherKinds`, objects of other kinds are skipped instead of refused.
  */
 export function loadManifests(text: string, source: string, kinds: readonly AnyKind[], options: Pick<ReadOptions, 'skipOtherKinds'> = {}): Instance[] {
-  const problems: string[] = [];
-  return checkDeclared(declareManifests(scratchChart(), text, source, kinds, { ...options, problems }), kinds, problems);
+  const problems: DocumentProblem[] = [];
+  const declared = declareManifests(scratchChart(), text, source, kinds, { ...options, problems });
+  return checkDeclared(declared, kinds, problems.map(({ document, message }) => ({ position: [0, document], message })));
 }
 
 /** A chart to declare into and read back from; nothing is synthesized from it. */
@@ -147,39 +167,41 @@ export function scratchChart(): Chart {
 }
 
 /** Checks declared objects; throws an InstancesError with `earlier` and every new problem, if any. */
-export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly string[] = []): Instance[] {
+export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = []): Instance[] {
   const problems = [...earlier];
   const instances: Instance[] = [];
   const seen = new Map<string, string>();
-  for (const { object, where } of declared) {
+  declared.forEach((entry, n) => {
+    const { object, where } = entry;
+    const position = entry.position ?? [0, n];
     const json = object.toJson() as Manifest;
     let kind: AnyKind;
     try {
       kind = kindOf(json, where, kinds);
     } catch (err) {
-      problems.push((err as Error).message);
-      continue;
+      problems.push({ position, message: (err as Error).message });
+      return;
     }
     const problem = metadataProblem(kind, json.metadata);
     if (problem) {
-      problems.push(`${where}: ${problem}`);
-      continue;
+      problems.push({ position, message: `${where}: ${problem}` });
+      return;
     }
     const key = `${kind.kind}.${kind.group} ${instanceName(kind, json)}`;
     const first = seen.get(key);
     if (first) {
-      problems.push(`${where}: ${instanceName(kind, json)} is declared twice: here and in ${first}`);
-      continue;
+      problems.push({ position, message: `${where}: ${instanceName(kind, json)} is declared twice: here and in ${first}` });
+      return;
     }
     seen.set(key, where);
     const preview = previewChildren(kind, json);
     if (!preview.ok) {
-      problems.push(`${where}: ${preview.message}`);
-      continue;
+      problems.push({ position, message: `${where}: ${preview.message}` });
+      return;
     }
     instances.push({ kind, object: json, children: preview.children, where });
-  }
-  if (problems.length) throw new InstancesError(problems);
+  });
+  if (problems.length) throw new InstancesError(problems.sort(byPosition).map((p) => p.message));
   return instances;
 }
 

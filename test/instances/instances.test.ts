@@ -95,10 +95,11 @@ describe('a team\u2019s resources, read from a folder', () => {
 
   it('lists every problem of every file at once', () => {
     const problems = problemsOf(folderWith({ 'a.yaml': `${er('eur', '{currency: EUR}')}---\n${er('x', '{currency: USD}', '')}`, 'b.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n' }));
+    // In file order, then document order, whatever step found them.
     expect(problems).toEqual([
-      'b.yaml: unknown kind Pod in apiVersion v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
       'a.yaml (document 1): ExchangeRate eur is invalid: spec.currency: base and currency must differ',
       'a.yaml (document 2): metadata.namespace is required: ExchangeRate is namespaced, and a GitOps tool would otherwise put it wherever it is pointed',
+      'b.yaml: unknown kind Pod in apiVersion v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
     ]);
   });
 
