@@ -1,7 +1,7 @@
 import { ApiObject, App, Chart, Yaml } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
@@ -101,7 +101,8 @@ export function kustomization(charts: Chart[]): string {
 /** What to synthesize, from the environment scripts/synth.sh sets from its flags. */
 export function loadFromEnvironment(env: Record<string, string | undefined>): AppOptions {
   const dir = env.CDK8S_OPERATORS_INSTANCES ? resolve(env.CDK8S_OPERATORS_INSTANCES) : DEFAULT_INSTANCES_DIR;
-  const instances = loadInstances({ dir, root: ROOT, kinds: KINDS });
+  // No src/instances/ yet means no resources yet; a folder asked for by name must exist.
+  const instances = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? [] : loadInstances({ dir, root: ROOT, kinds: KINDS });
   const examples = env.CDK8S_OPERATORS_EXAMPLES === 'true' ? exampleInstances(KINDS) : [];
   const clashes = examples.flatMap((example) => {
     const clash = instances.find((i) => i.kind === example.kind && instanceName(i.kind, i.object) === instanceName(example.kind, example.object));

@@ -86,8 +86,12 @@ describe('npm run synth with a team\u2019s resources', () => {
     expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['ExchangeRate/usd']);
   });
 
-  it('explains its flags and refuses unknown ones', () => {
+  it('explains its flags and refuses unknown ones and a missing folder', () => {
     expect(spawnSync('bash', [join(root, 'scripts', 'synth.sh'), '--help'], { encoding: 'utf8' }).stdout).toContain('--helm-instances');
     expect(synth('--bogus')).toEqual({ code: 2, stderr: 'synth: unknown option --bogus (see --help)' });
+    expect(synth('--instances', '/nonexistent/folder', '--output', mkdtempSync(join(tmpdir(), 'synth-none-')))).toEqual({
+      code: 1,
+      stderr: "synth: cannot read the instances folder /nonexistent/folder: ENOENT: no such file or directory, scandir '/nonexistent/folder'",
+    });
   });
 });
