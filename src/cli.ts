@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { runDiff } from './diff-command';
 import { KINDS } from './kinds';
 import { InputError, renderFile } from './render-command';
 import { OptionError } from './runtime/config';
@@ -32,6 +34,8 @@ export async function main(args: string[], out: (text: string) => void, err: (te
       out(renderFile(file, KINDS));
       return 0;
     }
+    // Resolved from lib/src/cli.js: TypeScript resources in a folder are read compiled from lib/.
+    if (command === 'diff') return await runDiff(rest, resolve(__dirname, '..', '..'), KINDS, out, err);
     if (command === 'controller') return await runController(rest, process.env, KINDS);
     throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
   } catch (e) {

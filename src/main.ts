@@ -1,18 +1,22 @@
 import { ApiObject, App, Chart, Yaml } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
 import { AnyKind } from './core/kind';
-import { previewChildren } from './core/render';
+import { checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
 
 /** Argo CD applies lower waves first: CRDs, then the operator, then the resources that need both. */
 export const SYNC_WAVE = { crds: '-1', operator: '0', resources: '1' } as const;
 /** Where the example resources live. */
 export const EXAMPLES_NAMESPACE = 'operator-examples';
+/** The project root (this file is lib/src/main.js once built). */
+export const ROOT = resolve(__dirname, '..', '..');
+/** Where a team declares its own resources, unless CDK8S_OPERATORS_INSTANCES says otherwise. */
+export const DEFAULT_INSTANCES_DIR = join(ROOT, 'src', 'instances');
 
 /** Sets annotations on every object of a chart. */
 export function annotateAll(chart: Chart, annotations: Record<string, string>): void {
@@ -28,42 +32,65 @@ function waveChart(app: App, id: string, wave: string, build: (chart: Construct)
   return chart;
 }
 
-/** The examples, one per kind, as `cdk8s import`'s typed classes declare them. */
-interface Example {
-  readonly kind: AnyKind;
-  readonly object: ApiObject;
+/** The built-in examples, one per kind, as `cdk8s import`'s typed classes declare them, checked like a team's own. */
+export function exampleInstances(kinds: readonly AnyKind[]): Instance[] {
+  const scope = scratchChart();
+  return checkDeclared(
+    kinds.filter((kind) => kind.example).map((kind) => ({ object: kind.example!(scope, EXAMPLES_NAMESPACE), where: `the example of ${kind.kind}` })),
+    kinds,
+  );
 }
 
-function declareExamples(chart: Construct): Example[] {
-  new k8s.KubeNamespace(chart, 'namespace', { metadata: { name: EXAMPLES_NAMESPACE } });
-  return KINDS.filter((kind) => kind.example).map((kind) => ({ kind, object: kind.example!(chart, EXAMPLES_NAMESPACE) }));
+/** Writes checked resources into a chart as they were declared. */
+function addInstances(chart: Construct, instances: readonly Instance[]): void {
+  // Not bare numbers: constructs keep children in an object, which puts integer keys before all others.
+  instances.forEach(({ object }, index) => new ApiObject(chart, `resource-${index}`, object));
 }
 
-/** The whole GitOps bundle, one chart (one file) per sync wave, in apply order, and the examples declared in it. */
-export function buildApp(app: App): { charts: Chart[]; examples: Example[] } {
-  let examples: Example[] = [];
-  const charts = [
-    waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
-    waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: KINDS, secretCopy: process.env.CDK8S_OPERATORS_SECRET_COPY === 'true' })),
-    waveChart(app, '2-examples', SYNC_WAVE.resources, (c) => (examples = declareExamples(c))),
-  ];
-  for (const chart of charts.slice(2)) {
-    // The resources are applied before the controller has seen their CRDs' discovery entries.
-    annotateAll(chart, { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
-  }
-  return { charts, examples };
+export interface AppOptions {
+  /** The team's resources, checked (see loadInstances). */
+  readonly instances: readonly Instance[];
+  /** The built-in examples, when asked for. */
+  readonly examples?: readonly Instance[];
+  /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
+  readonly secretCopy?: boolean;
 }
 
 /**
- * The children each example will get, rendered exactly as the controller renders them, for
- * reviewers: `<plural>-<name>.yaml` per example that has children.
+ * The whole GitOps bundle, one chart (one file) per sync wave, in apply order: CRDs, the
+ * operator, the team's resources (when there are any), the examples (when asked for).
  */
-export function previews(examples: Example[]): Map<string, string> {
+export function buildApp(app: App, options: AppOptions): Chart[] {
+  const charts = [
+    waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
+    waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: KINDS, secretCopy: options.secretCopy })),
+  ];
+  const resources: Chart[] = [];
+  if (options.instances.length) resources.push(waveChart(app, '2-instances', SYNC_WAVE.resources, (c) => addInstances(c, options.instances)));
+  if (options.examples?.length) {
+    resources.push(
+      waveChart(app, '3-examples', SYNC_WAVE.resources, (c) => {
+        new k8s.KubeNamespace(c, 'namespace', { metadata: { name: EXAMPLES_NAMESPACE } });
+        addInstances(c, options.examples!);
+      }),
+    );
+  }
+  for (const chart of resources) {
+    // The resources are applied before the controller has seen their CRDs' discovery entries.
+    annotateAll(chart, { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
+  }
+  return [...charts, ...resources];
+}
+
+/**
+ * The children each resource will get, rendered exactly as the controller renders them, for
+ * reviewers: `<namespace>/<plural>.<name>.yaml` (`_cluster/` for cluster-scoped resources,
+ * a name no namespace can have) per resource that has children.
+ */
+export function previews(instances: readonly Instance[]): Map<string, string> {
   const files = new Map<string, string>();
-  for (const { kind, object } of examples) {
-    const preview = previewChildren(kind, object.toJson());
-    if (!preview.ok) throw new Error(`example ${preview.message}`);
-    if (preview.children.length) files.set(`${kind.plural}-${object.name}.yaml`, Yaml.stringify(...preview.children));
+  for (const { kind, object, children } of instances) {
+    if (children.length) files.set(`${object.metadata.namespace ?? '_cluster'}/${kind.plural}.${object.metadata.name}.yaml`, Yaml.stringify(...children));
   }
   return files;
 }
@@ -73,11 +100,41 @@ export function kustomization(charts: Chart[]): string {
   return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`) });
 }
 
-if (require.main === module) {
+/** What to synthesize, from the environment scripts/synth.sh sets from its flags. */
+export function loadFromEnvironment(env: Record<string, string | undefined>): AppOptions {
+  const dir = env.CDK8S_OPERATORS_INSTANCES ? resolve(env.CDK8S_OPERATORS_INSTANCES) : DEFAULT_INSTANCES_DIR;
+  // No src/instances/ yet means no resources yet; a folder asked for by name must exist.
+  const instances = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? [] : loadInstances({ dir, root: ROOT, kinds: KINDS });
+  const examples = env.CDK8S_OPERATORS_EXAMPLES === 'true' ? exampleInstances(KINDS) : [];
+  const clashes = examples.flatMap((example) => {
+    const clash = instances.find((i) => i.kind === example.kind && instanceName(i.kind, i.object) === instanceName(example.kind, example.object));
+    return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
+  });
+  if (clashes.length) throw new InstancesError(clashes);
+  return { instances, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true' };
+}
+
+function synthesize(options: AppOptions): void {
   const app = new App();
-  const { charts, examples } = buildApp(app);
+  const charts = buildApp(app, options);
   app.synth();
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
-  mkdirSync(join(app.outdir, 'preview'), { recursive: true });
-  for (const [file, yaml] of previews(examples)) writeFileSync(join(app.outdir, 'preview', file), yaml);
+  for (const [file, yaml] of previews([...options.instances, ...(options.examples ?? [])])) {
+    const path = join(app.outdir, 'preview', file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, yaml);
+  }
+}
+
+if (require.main === module) {
+  try {
+    const options = loadFromEnvironment(process.env);
+    // --check: scripts/synth.sh asks first, so that a bad resource stops it before cdk8s empties the output folder.
+    if (process.argv.includes('--check')) console.log(`${options.instances.length} resources declared, ${options.examples?.length ?? 0} examples, all valid`);
+    else synthesize(options);
+  } catch (err) {
+    if (!(err instanceof InstancesError)) throw err;
+    for (const problem of err.problems) console.error(`synth: ${problem}`);
+    process.exit(1);
+  }
 }

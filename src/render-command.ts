@@ -7,44 +7,103 @@ import { previewChildren } from './core/render';
 /** A problem with the input, reported as one line and a non-zero exit. */
 export class InputError extends Error {}
 
+/** One custom resource read from a file, with where it came from for error messages. */
+export interface DocumentResource {
+  readonly kind: AnyKind;
+  readonly object: Record<string, unknown> & { metadata: { name: string; namespace?: string } };
+  /** `<source>`, or `<source> (document <n>)` in a file of several documents. */
+  readonly where: string;
+  /** Its position in the file, counting from 0. */
+  readonly document: number;
+}
+
+/** `ExchangeRate (operators.brennerm.github.io/v1), ...`: what an unknown kind is told to be instead. */
+export function knownKinds(kinds: readonly AnyKind[]): string {
+  return kinds.map((k) => `${k.kind} (${apiVersionOf(k)})`).join(', ');
+}
+
+/** The kind an object claims to be, or an error naming the kinds that exist. */
+export function kindOf(object: Record<string, unknown>, where: string, kinds: readonly AnyKind[]): AnyKind {
+  const { apiVersion, kind: kindName } = object;
+  const kind = kinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kindName);
+  if (!kind) throw new InputError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${knownKinds(kinds)}`);
+  const metadata = object.metadata as { name?: unknown } | undefined;
+  if (typeof metadata?.name !== 'string' || !metadata.name) throw new InputError(`${where}: metadata.name is required`);
+  return kind;
+}
+
+/** A document that could not be read; `document` counts from 0. */
+export interface DocumentProblem {
+  readonly document: number;
+  readonly message: string;
+}
+
+export interface ReadOptions {
+  /** Collect problems here and skip the document, instead of throwing the first. */
+  readonly problems?: DocumentProblem[];
+  /** Skip objects of other kinds instead of refusing them (a synthesized file also holds CRDs and the operator). */
+  readonly skipOtherKinds?: boolean;
+}
+
+/**
+ * Every custom resource in a YAML text (several documents allowed; empty ones skipped), each
+ * of a known kind and with a name. A problem is thrown as an InputError naming the document,
+ * or collected (see ReadOptions).
+ */
+export function readResources(text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions = {}): DocumentResource[] {
+  const { problems, skipOtherKinds } = options;
+  const documents = parseAllDocuments(text);
+  const resources: DocumentResource[] = [];
+  documents.forEach((doc, index) => {
+    const where = documents.length > 1 ? `${source} (document ${index + 1})` : source;
+    try {
+      const object = readDocument(doc, where);
+      if (object && skipOtherKinds && !kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) return;
+      if (object) resources.push({ kind: kindOf(object, where, kinds), object: object as DocumentResource['object'], where, document: index });
+    } catch (err) {
+      if (!problems || !(err instanceof InputError)) throw err;
+      problems.push({ document: index, message: err.message });
+    }
+  });
+  return resources;
+}
+
+function readDocument(doc: ReturnType<typeof parseAllDocuments>[number], where: string): Record<string, unknown> | null {
+  if (doc.errors.length) {
+    const [error] = doc.errors;
+    throw new InputError(`${where} is not valid YAML: ${error.message.split('\n')[0].replace(/:$/, '')}`);
+  }
+  const object = doc.toJS() as Record<string, unknown> | null;
+  if (object === null) return null;
+  if (typeof object !== 'object' || Array.isArray(object)) throw new InputError(`${where}: expected a Kubernetes object (a YAML mapping), got ${Array.isArray(object) ? 'a list' : typeof object}`);
+  return object;
+}
+
 /**
  * The children the controller would apply for each custom resource in `text`, as YAML.
  * What needs the cluster (a fetched rate, a generated password, the sources to copy) is
  * left out, exactly as a synth preview leaves it out.
  */
 export function renderManifests(text: string, source: string, kinds: readonly AnyKind[]): string {
-  const documents = parseAllDocuments(text);
   const outputs: string[] = [];
-  documents.forEach((doc, index) => {
-    const where = documents.length > 1 ? `${source} (document ${index + 1})` : source;
-    if (doc.errors.length) {
-      const [error] = doc.errors;
-      throw new InputError(`${where} is not valid YAML: ${error.message.split('\n')[0].replace(/:$/, '')}`);
-    }
-    const object = doc.toJS() as Record<string, unknown> | null;
-    if (object === null) return;
-    if (typeof object !== 'object' || Array.isArray(object)) throw new InputError(`${where}: expected a Kubernetes object (a YAML mapping), got ${Array.isArray(object) ? 'a list' : typeof object}`);
-    const { apiVersion, kind: kindName } = object;
-    const kind = kinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kindName);
-    if (!kind) {
-      const known = kinds.map((k) => `${k.kind} (${apiVersionOf(k)})`).join(', ');
-      throw new InputError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${known}`);
-    }
-    const metadata = object.metadata as { name?: unknown } | undefined;
-    if (typeof metadata?.name !== 'string' || !metadata.name) throw new InputError(`${where}: metadata.name is required`);
+  for (const { kind, object, where } of readResources(text, source, kinds)) {
     const preview = previewChildren(kind, object);
     if (!preview.ok) throw new InputError(`${where}: ${preview.message}`);
     if (preview.children.length) outputs.push(Yaml.stringify(...preview.children));
-  });
+  }
   return outputs.join('---\n');
 }
 
-export function renderFile(path: string, kinds: readonly AnyKind[]): string {
-  let text: string;
+/** The text of a file, or of standard input for `-`. */
+export function readInput(path: string): { text: string; source: string } {
   try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+    return { text: readFileSync(path === '-' ? 0 : path, 'utf8'), source: path === '-' ? 'standard input' : path };
   } catch (err) {
     throw new InputError(`cannot read ${path}: ${(err as Error).message}`);
   }
-  return renderManifests(text, path === '-' ? 'standard input' : path, kinds);
+}
+
+export function renderFile(path: string, kinds: readonly AnyKind[]): string {
+  const { text, source } = readInput(path);
+  return renderManifests(text, source, kinds);
 }

@@ -1,6 +1,7 @@
-import { AnyKind, apiVersionOf, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
+import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
 import { createdOnly, keptOnDelete } from '../core/child-policy';
 import { childLabels } from '../core/names';
+import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
@@ -162,14 +163,6 @@ function listed(items: readonly string[], max = 10): string {
 }
 
 const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
-
-/** A controller ownerReference where Kubernetes allows one (same namespace, or a cluster-scoped owner) and the child may go with its owner. */
-function withOwner(child: KubeObject, owner: Owner, kind: AnyKind): KubeObject {
-  const sameScope = !owner.metadata.namespace || owner.metadata.namespace === child.metadata.namespace;
-  if (!sameScope || !owner.metadata.uid || keptOnDelete(child as KubeJson)) return child;
-  const ownerReference = { apiVersion: apiVersionOf(kind), kind: kind.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
-  return { ...child, metadata: { ...child.metadata, ownerReferences: [ownerReference] } };
-}
 
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {

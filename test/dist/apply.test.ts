@@ -1,13 +1,16 @@
 import { join } from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { testKubeConfig } from '../support/cluster';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 
 const objects = testObjects();
-const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-examples.k8s.yaml'];
-const previewFiles = readdirSync(join(DIST, 'preview')).map((f) => join('preview', f));
+const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml'];
+/** preview/<namespace>/<plural>.<name>.yaml */
+const previewFiles = readdirSync(join(DIST, 'preview')).flatMap((dir) =>
+  statSync(join(DIST, 'preview', dir)).isDirectory() ? readdirSync(join(DIST, 'preview', dir)).map((f) => join('preview', dir, f)) : [join('preview', dir)],
+);
 const helmTemplates = readdirSync(join(DIST, 'helm', 'templates')).map((f) => join('helm', 'templates', f));
 
 describe('dist/ on a real API server', () => {
@@ -15,6 +18,9 @@ describe('dist/ on a real API server', () => {
     await installCrds(objects);
     // A dry run persists nothing, so namespaced objects need their namespaces to exist for real.
     for (const file of distFiles) for (const ns of loadYaml(join(DIST, file)).filter((o) => o.kind === 'Namespace')) await objects.apply(ns);
+    // The team's resources go into namespaces the team already has; a cluster of theirs would have them.
+    const teamNamespaces = new Set(loadYaml(join(DIST, '2-instances.k8s.yaml')).flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])));
+    for (const name of teamNamespaces) await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   });
 
   it.each([...distFiles, ...previewFiles, ...helmTemplates])('accepts every object of %s in a server-side dry-run apply', async (file) => {

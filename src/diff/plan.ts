@@ -1,0 +1,119 @@
+import { AnyKind, CustomResource, validateResource } from '../core/kind';
+import { childLabels } from '../core/names';
+import { withOwner } from '../core/ownership';
+import { Manifest } from '../core/render';
+import { Instance, instanceName } from '../gitops/instances';
+import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
+import { isNotFound, KubeError } from '../kube/rest';
+import { changedFields, differences, FieldChange } from './fields';
+
+export type Action = 'created' | 'changed' | 'unchanged' | 'pruned';
+
+/** What applying one child would do. */
+export interface ChildPlan {
+  readonly name: string;
+  readonly action: Action;
+  readonly changes: readonly FieldChange[];
+  /** A Secret's values are never shown. */
+  readonly secret: boolean;
+}
+
+/** What applying one resource would do to it and to each of its children. */
+export interface ResourcePlan {
+  readonly name: string;
+  readonly where: string;
+  readonly action: Exclude<Action, 'pruned'>;
+  readonly changes: readonly FieldChange[];
+  readonly children: readonly ChildPlan[];
+  /** What the plan could not see, e.g. a collection the user may not list. */
+  readonly notes: readonly string[];
+}
+
+type Live = CustomResource & KubeObject & { metadata: { uid?: string } };
+
+/** `ConfigMap team-a/usd`. */
+function childName(o: Pick<Manifest, 'kind' | 'metadata'>): string {
+  return `${o.kind} ${objectKey(o)}`;
+}
+
+function identity(o: Pick<Manifest, 'apiVersion' | 'kind' | 'metadata'>): string {
+  return `${o.apiVersion}/${o.kind}/${objectKey(o)}`;
+}
+
+async function getOrUndefined<T extends KubeObject>(objects: ObjectClient, object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<T | undefined> {
+  return objects.get<T>(object).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+}
+
+/** The spec as the controller sees it (validated, defaults filled in), so that a default the API server filled in is not a change. */
+function normalizedSpec(kind: AnyKind, object: Record<string, unknown>): { spec: unknown; path: string } {
+  const { spec, path } = kind.specOf ? kind.specOf(object) : { spec: object.spec, path: 'spec' };
+  const result = validateResource(kind, object);
+  return { spec: result.ok ? result.spec : spec, path };
+}
+
+/**
+ * What applying `instance` would change in the cluster, asking it only GET requests: the
+ * resource's own spec; each child the controller would render (created, or the fields it
+ * would change, as the controller's own comparison decides); and each child the controller
+ * manages for this resource that it would no longer render (pruned). Children are rendered
+ * without an observation, as in a preview: what only the controller learns (a fetched rate)
+ * is neither shown nor counted as a change.
+ */
+export async function planResource(objects: ObjectClient, instance: Instance): Promise<ResourcePlan> {
+  const { kind, object, children } = instance;
+  const live = await getOrUndefined<Live>(objects, object);
+  const notes: string[] = [];
+  let changes: FieldChange[] = [];
+  if (live) {
+    const desired = normalizedSpec(kind, object);
+    changes = differences(desired.spec, normalizedSpec(kind, live as unknown as Record<string, unknown>).spec, desired.path);
+  }
+
+  const plans: ChildPlan[] = [];
+  const rendered = new Set<string>();
+  for (const child of children) {
+    const desired = live ? withOwner(child, live, kind) : child;
+    rendered.add(identity(desired));
+    const current = await getOrUndefined(objects, desired);
+    const fields = current ? changedFields(desired, current) : [];
+    plans.push({ name: childName(desired), action: !current ? 'created' : fields.length ? 'changed' : 'unchanged', changes: fields, secret: desired.kind === 'Secret' });
+  }
+  if (live) {
+    for (const child of await managedChildren(objects, kind, live, notes)) {
+      if (!rendered.has(identity(child))) plans.push({ name: childName(child), action: 'pruned', changes: [], secret: child.kind === 'Secret' });
+    }
+  }
+  const action = !live ? 'created' : changes.length ? 'changed' : 'unchanged';
+  return { name: instanceName(kind, object), where: instance.where, action, changes, children: plans, notes };
+}
+
+/**
+ * The live children the controller manages for `owner`: the collections the kind manages,
+ * listed across namespaces by the labels every child carries (as the controller's prune does).
+ */
+async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live, notes: string[]): Promise<KubeObject[]> {
+  const selector = Object.entries(childLabels(kind, owner))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const found: KubeObject[] = [];
+  for (const permission of kind.manages) {
+    if (!permission.verbs.includes('list')) continue;
+    const groupVersion = permission.apiGroup
+      ? (await objects.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${permission.apiGroup}`)).preferredVersion.groupVersion
+      : 'v1';
+    const base = permission.apiGroup ? `/apis/${groupVersion}` : '/api/v1';
+    const { resources } = await objects.rest.request<{ resources: { name: string; kind: string }[] }>('GET', base);
+    for (const name of permission.resources) {
+      const resource = resources.find((r) => r.name === name);
+      if (!resource) continue;
+      try {
+        const list = await objects.rest.request<{ items: KubeObject[] }>('GET', `${base}/${name}`, { query: { labelSelector: selector } });
+        found.push(...list.items.map((item) => ({ ...item, apiVersion: groupVersion, kind: resource.kind })));
+      } catch (err) {
+        if (!(err instanceof KubeError) || err.code !== 403) throw err;
+        notes.push(`cannot list ${name} across namespaces (forbidden), so ${name} the controller would prune are not shown`);
+      }
+    }
+  }
+  return found;
+}

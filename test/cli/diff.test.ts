@@ -1,0 +1,183 @@
+import * as k8s from '@kubernetes/client-node';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeObject } from '../../src/kube/objects';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { ControllerProcess, startController } from '../support/controller-process';
+import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
+import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
+
+// `cdk8s-operators diff` as a reviewer runs it, against the test control plane with the real
+// controller serving this file's namespace, so that "no change" means what the controller did.
+const root = join(__dirname, '..', '..');
+const bin = join(root, 'bin', 'cdk8s-operators');
+const dir = mkdtempSync(join(tmpdir(), 'diff-'));
+const kc = testKubeConfig();
+const objects = testObjects();
+let ns: string;
+let provider: FakeRateProvider;
+let controller: ControllerProcess;
+
+type Resource = KubeObject & { status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } };
+
+const exchangeRate = (name: string, spec: string) =>
+  `apiVersion: operators.brennerm.github.io/v1\nkind: ExchangeRate\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec: ${spec}\n`;
+const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
+
+function fileWith(name: string, ...documents: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, documents.join('---\n'));
+  return path;
+}
+
+function diff(...args: string[]) {
+  const result = spawnSync(process.execPath, [bin, 'diff', ...args], { encoding: 'utf8', env: { ...process.env, KUBECONFIG: process.env.TEST_KUBECONFIG } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
+}
+
+/** Applies what a file declares, as Argo CD would, and waits until the controller has reconciled every resource of it. */
+async function applyAndConverge(path: string): Promise<void> {
+  const resources = loadYaml(path);
+  for (const resource of resources) await objects.apply(resource);
+  for (const resource of resources) {
+    await eventually(`${resource.kind} ${resource.metadata.name} reconciled; controller log: ${controller.logFile}`, async () => {
+      const live = await objects.get<Resource>(resource);
+      const ready = live.status?.conditions?.find((c) => c.type === 'Ready');
+      return ready?.status === 'True' && live.status?.observedGeneration === live.metadata.generation ? live : undefined;
+    });
+  }
+}
+
+beforeAll(async () => {
+  await installCrds(objects);
+  ns = await createTestNamespace(kc, 'diff');
+  provider = await startRateProvider();
+  controller = startController(
+    ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--namespace', ns, '--kinds', 'exchangerates', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url],
+    join(dir, 'controller.log'),
+  );
+});
+
+afterAll(async () => {
+  await controller?.stop();
+  await provider?.close();
+  if (ns) await deleteNamespace(kc, ns);
+});
+
+describe('cdk8s-operators diff against a live cluster', () => {
+  it('shows a resource not yet in the cluster as created, with every child it will get', () => {
+    const path = fileWith('new.yaml', exchangeRate('usd', '{currency: USD, configMapName: usd-eur}'));
+    const { code, stdout, stderr } = diff('-f', path, '--kubeconfig', process.env.TEST_KUBECONFIG!);
+    expect({ code, stderr }).toEqual({ code: 1, stderr: '' });
+    expect(stdout).toContain(`ExchangeRate ${ns}/usd (${path}): created\n  ConfigMap ${ns}/usd-eur: created\n`);
+  });
+
+  it('shows no change once the controller has converged, exit code 0', async () => {
+    const path = fileWith('converged.yaml', exchangeRate('usd', '{currency: USD, configMapName: usd-eur}'), exchangeRate('chf', '{currency: CHF}'));
+    await applyAndConverge(path);
+    const { code, stdout, stderr } = diff('-f', path);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toContain(`ExchangeRate ${ns}/usd (${path} (document 1)): unchanged\n  ConfigMap ${ns}/usd-eur: unchanged\n`);
+    // The rate the controller fetched is in the ConfigMap, yet it is not a change: the diff renders without an observation.
+    expect(stdout.trimEnd()).toMatch(/\n\n2 resources: 2 unchanged; their children: 2 unchanged$/);
+  });
+
+  it('shows a changed spec and the child fields it changes, and nothing is written', async () => {
+    const before = await objects.get(configMap('usd-eur'));
+    const path = fileWith('changed.yaml', exchangeRate('usd', '{currency: USD, base: GBP, configMapName: usd-eur}'), exchangeRate('chf', '{currency: CHF}'));
+    const { code, stdout } = diff('-f', path);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      [
+        `ExchangeRate ${ns}/usd (${path} (document 1)): changed`,
+        '    spec.base: "EUR" -> "GBP"',
+        `  ConfigMap ${ns}/usd-eur: changed`,
+        '      data.base: "EUR" -> "GBP"',
+        `ExchangeRate ${ns}/chf (${path} (document 2)): unchanged`,
+      ].join('\n'),
+    );
+    expect((await objects.get(configMap('usd-eur'))).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('shows a child the new spec no longer renders as pruned, and agrees with the controller once applied', async () => {
+    const path = fileWith('renamed.yaml', exchangeRate('usd', '{currency: USD, configMapName: dollars}'));
+    const { code, stdout } = diff('-f', path);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`ExchangeRate ${ns}/usd (${path}): changed\n    spec.configMapName: "usd-eur" -> "dollars"\n  ConfigMap ${ns}/dollars: created\n  ConfigMap ${ns}/usd-eur: pruned\n`);
+    await applyAndConverge(path);
+    await eventually('the controller to prune ConfigMap usd-eur', () => objects.get(configMap('usd-eur')).then(() => undefined, () => true));
+    expect(diff('-f', path)).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('reads what a synth wrote with --dist', () => {
+    const instances = mkdtempSync(join(tmpdir(), 'diff-instances-'));
+    writeFileSync(join(instances, 'rates.yaml'), [exchangeRate('usd', '{currency: USD, configMapName: dollars}'), exchangeRate('jpy', '{currency: JPY}')].join('---\n'));
+    const out = mkdtempSync(join(tmpdir(), 'diff-dist-'));
+    const synth = spawnSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', instances, '--output', out], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH}` },
+    });
+    expect(synth.stderr).toBe('');
+    const { code, stdout } = diff('--dist', out);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`ExchangeRate ${ns}/usd (${join(out, '2-instances.k8s.yaml')} (document 1)): unchanged\n  ConfigMap ${ns}/dollars: unchanged\n`);
+    expect(stdout).toContain(`ExchangeRate ${ns}/jpy (${join(out, '2-instances.k8s.yaml')} (document 2)): created\n  ConfigMap ${ns}/jpy: created\n`);
+  });
+
+  it('works with an identity that may only read (the view role)', async () => {
+    const viewer = 'diff-viewer';
+    await objects.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: viewer, namespace: ns } });
+    // view is system:aggregate-to-view plus the bundle's role for our kinds, which a real cluster
+    // aggregates into it; this control plane runs no aggregation controller, so bind both parts.
+    for (const role of loadYaml(join(DIST, '1-operator.k8s.yaml')).filter((o) => o.kind === 'ClusterRole' && o.metadata.name === 'cdk8s-operators:view')) await objects.apply(role);
+    const bindings = ['system:aggregate-to-view', 'cdk8s-operators:view'].map((role) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${ns}-viewer-${role.replace(/:/g, '-')}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'ServiceAccount', name: viewer, namespace: ns }],
+    }));
+    for (const binding of bindings) await objects.apply(binding);
+    try {
+      const { status } = await objects.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${viewer}/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
+      });
+      const cluster = kc.getCurrentCluster()!;
+      const config = new k8s.KubeConfig();
+      config.loadFromOptions({ clusters: [cluster], users: [{ name: viewer, token: status.token }], contexts: [{ name: viewer, cluster: cluster.name, user: viewer }], currentContext: viewer });
+      const kubeconfig = join(dir, 'viewer.kubeconfig');
+      writeFileSync(kubeconfig, config.exportConfig(), { mode: 0o600 });
+      const path = fileWith('viewer.yaml', exchangeRate('usd', '{currency: USD, configMapName: dollars}'));
+      const result = diff('-f', path, '--kubeconfig', kubeconfig);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(result.stdout).toContain(`ExchangeRate ${ns}/usd (${path}): unchanged\n  ConfigMap ${ns}/dollars: unchanged\n`);
+    } finally {
+      for (const binding of bindings) await objects.delete(binding);
+    }
+  });
+
+  it.each([
+    ['no input', [], /^cdk8s-operators diff: diff needs -f <file> \(or a folder, or - for standard input\) or --dist <dir>$/],
+    ['an unknown flag', ['--bogus'], /^cdk8s-operators diff: unknown option '--bogus'$/],
+    ['a missing kubeconfig', ['-f', '-', '--kubeconfig', '/nonexistent/kubeconfig'], /^cdk8s-operators diff: cannot load the kubeconfig \/nonexistent\/kubeconfig: ENOENT/],
+    ['a dist folder without kustomization.yaml', ['--dist', '/nonexistent'], /^cdk8s-operators diff: cannot read \/nonexistent\/kustomization\.yaml: ENOENT/],
+  ])('refuses %s with exit code 2', (_what, args, message) => {
+    const result = spawnSync(process.execPath, [bin, 'diff', ...args], { encoding: 'utf8', input: '' });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toMatch(message);
+  });
+
+  it('refuses the misspelt group, naming the kinds that exist, before asking the cluster anything', () => {
+    const result = spawnSync(process.execPath, [bin, 'diff', '-f', '-', '--kubeconfig', '/nonexistent'], {
+      encoding: 'utf8',
+      input: `apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: orders, namespace: ${'team-a'}}\nspec: {}\n`,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'cdk8s-operators diff: standard input: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
+    );
+  });
+});

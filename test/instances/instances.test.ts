@@ -1,0 +1,151 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'cdk8s';
+import { InstancesError, loadInstances } from '../../src/gitops/instances';
+import { KINDS } from '../../src/kinds';
+import { buildApp, exampleInstances, kustomization, previews } from '../../src/main';
+
+// Reading a team's resources (YAML documents and TypeScript declarations) and refusing bad ones,
+// in process; test/instances/synth.test.ts runs the same through npm run synth's script.
+const root = join(__dirname, '..', '..');
+const fixtures = join(__dirname, 'fixtures');
+/** Jest compiles the TypeScript fixtures itself; synth reads them compiled from lib/. */
+const loadModule = (file: string) => jest.requireActual(file);
+
+/** A folder of YAML files, as a team would have them; root is the folder, so messages name files like `a.yaml`. */
+function folderWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'instances-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+function problemsOf(dir: string, base = dir): string[] {
+  try {
+    loadInstances({ dir, root: base, kinds: KINDS, loadModule });
+  } catch (err) {
+    if (err instanceof InstancesError) return [...err.problems];
+    throw err;
+  }
+  throw new Error('expected the instances to be refused');
+}
+
+const er = (name: string, spec: string, namespace = 'team-a') =>
+  `apiVersion: operators.brennerm.github.io/v1\nkind: ExchangeRate\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec: ${spec}\n`;
+
+describe('a team\u2019s resources, read from a folder', () => {
+  it('reads YAML documents and TypeScript declarations (typed classes from imports/), each with its children', () => {
+    const instances = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
+    expect(instances.map((i) => [i.where, i.object.kind, i.object.metadata.namespace, i.object.metadata.name, i.children.length])).toEqual([
+      ['test/instances/fixtures/typed/platform.ts (construct quay)', 'RegistryMirror', undefined, 'quay', 7],
+      ['test/instances/fixtures/typed/platform.ts (construct les-paul)', 'Guitar', 'team-x', 'les-paul', 0],
+      ['test/instances/fixtures/typed/rates.yaml', 'ExchangeRate', 'team-x', 'usd', 1],
+    ]);
+    expect(instances[2].children[0]).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'usd', namespace: 'team-x' }, data: { base: 'EUR', currency: 'USD' } });
+  });
+
+  it('keeps several documents a file, any kind, the original copyrator layout, and subfolders', () => {
+    const dir = folderWith({
+      'team-a/rates.yaml': `${er('usd', '{currency: USD}')}---\n${er('chf', '{currency: CHF}', 'team-b')}`,
+      'copy.yml': 'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: shared, namespace: team-a}\nruleType: configmap\nselector: {copyrator: "true"}\n',
+      'README.md': 'not a resource: ignored\n',
+    });
+    const instances = loadInstances({ dir, root: dir, kinds: KINDS });
+    expect(instances.map((i) => `${i.where}: ${i.object.kind} ${i.object.metadata.namespace}/${i.object.metadata.name}`)).toEqual([
+      'copy.yml: CopyratorRule team-a/shared',
+      'team-a/rates.yaml (document 1): ExchangeRate team-a/usd',
+      'team-a/rates.yaml (document 2): ExchangeRate team-b/chf',
+    ]);
+  });
+
+  it.each([
+    ['an invalid spec: the file, the document, the field and what was expected', { 'a.yaml': `${er('usd', '{currency: USD}')}---\n${er('xyz', '{currency: XYZ}')}` }, [
+      /^a\.yaml \(document 2\): ExchangeRate xyz is invalid: spec\.currency: must be one of "CAD", .*got "XYZ"$/,
+    ]],
+    ['a CEL rule (base and currency must differ)', { 'a.yaml': er('eur', '{currency: EUR}') }, ['a.yaml: ExchangeRate eur is invalid: spec.currency: base and currency must differ']],
+    ['a CEL rule over the whole object (both copyrator layouts at once)', {
+      'c.yaml': 'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: r, namespace: team-a}\nruleType: configmap\nspec: {ruleType: configmap, selector: {a: b}}\n',
+    }, [/^c\.yaml: CopyratorRule r is invalid: spec: use spec or the top-level fields \(.*\), not both$/]],
+    ['the misspelt SampleDB group, with the kinds that exist', { 'db.yaml': 'apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: orders, namespace: team-a}\nspec: {}\n' }, [
+      'db.yaml: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
+    ]],
+    ['a kind that is not ours', { 'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n' }, [/^ns\.yaml: unknown kind Namespace in apiVersion v1; expected one of ExchangeRate/]],
+    ['the same kind, namespace and name twice, naming both files', { 'a.yaml': er('usd', '{currency: USD}'), 'b.yaml': `${er('gbp', '{currency: GBP}')}---\n${er('usd', '{currency: USD, base: CHF}')}` }, [
+      'b.yaml (document 2): ExchangeRate team-a/usd is declared twice: here and in a.yaml',
+    ]],
+    ['a namespaced kind without a namespace', { 'a.yaml': 'apiVersion: kool.karmalabs.local/v1\nkind: Guitar\nmetadata: {name: g}\nspec: {brand: Fender}\n' }, [
+      'a.yaml: metadata.namespace is required: Guitar is namespaced, and a GitOps tool would otherwise put it wherever it is pointed',
+    ]],
+    ['a cluster-scoped kind with a namespace', { 'a.yaml': 'apiVersion: k8s.osp.tech/v1\nkind: RegistryMirror\nmetadata: {name: hub, namespace: team-a}\nspec: {upstreamUrl: quay.io}\n' }, [
+      'a.yaml: metadata.namespace: RegistryMirror is cluster-scoped, so it has no namespace; remove namespace "team-a"',
+    ]],
+    ['a name the API server refuses', { 'a.yaml': er('US_Dollar', '{currency: USD}') }, [
+      'a.yaml: metadata.name: expected a DNS-1123 subdomain (lower-case letters, digits, "-" and ".", at most 253 characters), got "US_Dollar"',
+    ]],
+    ['a missing name', { 'a.yaml': 'apiVersion: kool.karmalabs.local/v1\nkind: Guitar\nmetadata: {namespace: team-a}\nspec: {brand: x}\n' }, ['a.yaml: metadata.name is required']],
+    ['text that is not YAML', { 'a.yaml': 'spec: [unclosed\n' }, [/^a\.yaml is not valid YAML: /]],
+  ])('refuses %s', (_what, files, expected) => {
+    const problems = problemsOf(folderWith(files));
+    expect(problems).toHaveLength(expected.length);
+    problems.forEach((problem, i) => expect(problem).toMatch(expected[i]));
+  });
+
+  it('lists every problem of every file at once', () => {
+    const problems = problemsOf(folderWith({ 'a.yaml': `${er('eur', '{currency: EUR}')}---\n${er('x', '{currency: USD}', '')}`, 'b.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n' }));
+    // In file order, then document order, whatever step found them.
+    expect(problems).toEqual([
+      'a.yaml (document 1): ExchangeRate eur is invalid: spec.currency: base and currency must differ',
+      'a.yaml (document 2): metadata.namespace is required: ExchangeRate is namespaced, and a GitOps tool would otherwise put it wherever it is pointed',
+      'b.yaml: unknown kind Pod in apiVersion v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
+    ]);
+  });
+
+  it('refuses TypeScript declarations the API server would refuse (patterns and CEL rules), naming file and construct', () => {
+    expect(problemsOf(join(fixtures, 'typed-bad'), root)).toEqual([
+      'test/instances/fixtures/typed-bad/no-default.ts: expected `export default function (scope: Construct)` that declares the resources',
+      expect.stringMatching(/^test\/instances\/fixtures\/typed-bad\/platform\.ts \(construct hub\): RegistryMirror hub is invalid: spec\.upstreamUrl: must be a registry host .*got "https:\/\/registry-1\.docker\.io\/"$/),
+      expect.stringMatching(/^test\/instances\/fixtures\/typed-bad\/platform\.ts \(construct orders\): Database orders is invalid: spec\.backup\.schedule: schedule must be a cron expression/),
+    ]);
+  });
+
+  it('says when the folder cannot be read', () => {
+    expect(problemsOf('/nonexistent/instances', '/')).toEqual([expect.stringMatching(/^cannot read the instances folder nonexistent\/instances: ENOENT/)]);
+  });
+});
+
+describe('the app built from them', () => {
+  const instances = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
+
+  it('puts them in their own chart and wave after the CRDs and the operator, as declared', () => {
+    const charts = buildApp(new App(), { instances });
+    expect(charts.map((c) => c.node.id)).toEqual(['0-crds', '1-operator', '2-instances']);
+    const objects = charts[2].toJson() as { kind: string; metadata: { name: string; annotations: Record<string, string> }; spec: unknown }[];
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
+    for (const o of objects) expect(o.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-wave': '1', 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
+    expect(objects[2].spec).toEqual({ currency: 'USD' });
+    expect(kustomization(charts)).toBe('apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - 0-crds.k8s.yaml\n  - 1-operator.k8s.yaml\n  - 2-instances.k8s.yaml\n');
+  });
+
+  it('leaves the examples out unless asked for, then adds them in a chart of their own', () => {
+    expect(buildApp(new App(), { instances: [] }).map((c) => c.node.id)).toEqual(['0-crds', '1-operator']);
+    const charts = buildApp(new App(), { instances, examples: exampleInstances(KINDS) });
+    expect(charts.map((c) => c.node.id)).toEqual(['0-crds', '1-operator', '2-instances', '3-examples']);
+    expect((charts[3].toJson() as { kind: string }[]).map((o) => o.kind)).toEqual(['Namespace', 'ExchangeRate', 'CopyratorRule', 'Guitar', 'RegistryMirror', 'Database']);
+  });
+
+  it('previews the children of each resource that has any, by namespace, kind and name', () => {
+    const files = previews(instances);
+    expect([...files.keys()]).toEqual(['_cluster/registrymirrors.quay.yaml', 'team-x/exchangerates.usd.yaml']);
+    expect(files.get('team-x/exchangerates.usd.yaml')).toContain('cdk8s-operators.io/owner-name: usd');
+  });
+
+  it('previews a changed child when the spec changes', () => {
+    const before = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD}') }), root, kinds: KINDS }));
+    const after = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD, base: GBP}') }), root, kinds: KINDS }));
+    expect(before.get('team-a/exchangerates.usd.yaml')).toContain('base: EUR');
+    expect(after.get('team-a/exchangerates.usd.yaml')).toContain('base: GBP');
+  });
+});

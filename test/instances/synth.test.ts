@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+// npm run synth's script as a team runs it, on folders of resources other than src/instances/.
+const root = join(__dirname, '..', '..');
+const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH}` };
+
+function synth(...args: string[]) {
+  const result = spawnSync('bash', [join(root, 'scripts', 'synth.sh'), ...args], { cwd: root, env, encoding: 'utf8' });
+  return { code: result.status, stderr: result.stderr.trim() };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .map((f) => relative(dir, join(dir, f)))
+    .sort();
+}
+
+const kindsIn = (path: string) => parseAllDocuments(readFileSync(path, 'utf8')).map((d) => `${d.toJS().kind}/${d.toJS().metadata.name}`);
+const er = (name: string, spec: string) => `apiVersion: operators.brennerm.github.io/v1\nkind: ExchangeRate\nmetadata: {name: ${name}, namespace: team-a}\nspec: ${spec}\n`;
+
+describe('npm run synth with a team\u2019s resources', () => {
+  it('writes YAML and TypeScript resources into their own wave, the kustomization and previews, not into Helm', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-typed-'));
+    expect(synth('--instances', join(__dirname, 'fixtures', 'typed'), '--output', out)).toEqual({ code: 0, stderr: '' });
+    expect(filesUnder(out).filter((f) => !f.startsWith('helm/'))).toEqual([
+      '0-crds.k8s.yaml',
+      '1-operator.k8s.yaml',
+      '2-instances.k8s.yaml',
+      'kustomization.yaml',
+      'preview/_cluster/registrymirrors.quay.yaml',
+      'preview/team-x/exchangerates.usd.yaml',
+    ]);
+    expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
+    expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n');
+    expect(readdirSync(join(out, 'helm', 'templates'))).toEqual(['1-operator.k8s.yaml']);
+  });
+
+  it('puts them (and the examples, when asked for) into the Helm chart with --helm-instances and --examples', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-helm-'));
+    expect(synth('--instances', join(__dirname, 'fixtures', 'typed'), '--output', out, '--helm-instances', '--examples')).toEqual({ code: 0, stderr: '' });
+    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['1-operator.k8s.yaml', '2-instances.k8s.yaml', '3-examples.k8s.yaml']);
+    expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n  - 3-examples.k8s.yaml\n');
+    expect(kindsIn(join(out, '3-examples.k8s.yaml'))[0]).toBe('Namespace/operator-examples');
+    expect(filesUnder(out)).toContain('preview/operator-examples/exchangerates.usd.yaml');
+  });
+
+  it('synthesizes the shipped sample set beside the examples without a clash', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-sample-'));
+    expect(synth('--examples', '--output', out)).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(join(out, '2-instances.k8s.yaml'), 'utf8')).toBe(readFileSync(join(root, 'dist', '2-instances.k8s.yaml'), 'utf8'));
+  });
+
+  it('refuses a bad resource, says where and why, and writes nothing', () => {
+    const instances = mkdtempSync(join(tmpdir(), 'synth-bad-'));
+    writeFileSync(join(instances, 'a.yaml'), `${er('usd', '{currency: USD}')}---\n${er('chf', '{currency: CHF, refreshInterval: 10s}')}`);
+    writeFileSync(join(instances, 'b.yaml'), er('usd', '{currency: USD}'));
+    const out = mkdtempSync(join(tmpdir(), 'synth-kept-'));
+    writeFileSync(join(out, 'kustomization.yaml'), 'what was there before\n');
+    const { code, stderr } = synth('--instances', instances, '--output', out);
+    expect(code).toBe(1);
+    expect(stderr.split('\n')).toEqual([
+      `synth: ${join(instances, 'a.yaml')} (document 2): ExchangeRate chf is invalid: spec.refreshInterval: refreshInterval must be at least 60s`,
+      `synth: ${join(instances, 'b.yaml')}: ExchangeRate team-a/usd is declared twice: here and in ${join(instances, 'a.yaml')} (document 1)`,
+    ]);
+    expect(filesUnder(out)).toEqual(['kustomization.yaml']);
+    expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toBe('what was there before\n');
+  });
+
+  it('changes a preview when a spec changes, and removes it with its resource', () => {
+    const instances = mkdtempSync(join(tmpdir(), 'synth-change-'));
+    const out = mkdtempSync(join(tmpdir(), 'synth-change-out-'));
+    writeFileSync(join(instances, 'rates.yaml'), `${er('usd', '{currency: USD}')}---\n${er('chf', '{currency: CHF}')}`);
+    expect(synth('--instances', instances, '--output', out).code).toBe(0);
+    const before = readFileSync(join(out, 'preview', 'team-a', 'exchangerates.usd.yaml'), 'utf8');
+    expect(before).toContain('base: EUR');
+
+    writeFileSync(join(instances, 'rates.yaml'), er('usd', '{currency: USD, base: GBP}'));
+    expect(synth('--instances', instances, '--output', out).code).toBe(0);
+    expect(readFileSync(join(out, 'preview', 'team-a', 'exchangerates.usd.yaml'), 'utf8')).toBe(before.replace('base: EUR', 'base: GBP'));
+    expect(existsSync(join(out, 'preview', 'team-a', 'exchangerates.chf.yaml'))).toBe(false);
+    expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['ExchangeRate/usd']);
+  });
+
+  it('explains its flags and refuses unknown ones and a missing folder', () => {
+    expect(spawnSync('bash', [join(root, 'scripts', 'synth.sh'), '--help'], { encoding: 'utf8' }).stdout).toContain('--helm-instances');
+    expect(synth('--bogus')).toEqual({ code: 2, stderr: 'synth: unknown option --bogus (see --help)' });
+    expect(synth('--instances', '/nonexistent/folder', '--output', mkdtempSync(join(tmpdir(), 'synth-none-')))).toEqual({
+      code: 1,
+      stderr: "synth: cannot read the instances folder /nonexistent/folder: ENOENT: no such file or directory, scandir '/nonexistent/folder'",
+    });
+  });
+});
