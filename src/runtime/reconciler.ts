@@ -8,6 +8,7 @@ import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
 import { EventRecorder } from './events';
 import { Logger } from './log';
+import { mapLimited } from './limit';
 import { matches } from './matches';
 import { claims, describeChild } from './ownership';
 import { childState } from './readiness';
@@ -44,6 +45,8 @@ export interface ReconcileResult {
 }
 
 const NOTHING: ReconcileResult = { applied: 0, pruned: 0 };
+/** One owner may have thousands of children (a rule's copies): write them this many at a time. */
+const CHILD_WRITES_IN_FLIGHT = 16;
 
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
@@ -118,19 +121,15 @@ function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
  */
 async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[]): Promise<{ outcome: ReconcileOutcome; applied: number }> {
   const labels = childLabels(ctx.kind, owner);
-  const served: KubeJson[] = [];
-  const conflicts: string[] = [];
-  let applied = 0;
-  for (const child of desired) {
+  const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child) => {
     const live = await liveChild(ctx, child);
-    if (live && !claims(labels, live)) conflicts.push(describeChild(child));
-    else if (live && (createdOnly(child) || matches(child, live))) served.push(live);
-    else {
-      served.push(await (live || !createdOnly(child) ? ctx.objects.apply<KubeJson>(child) : ctx.objects.create<KubeJson>(child)));
-      applied++;
-    }
-  }
-  return { outcome: { served, conflicts, children: served.map(childState) }, applied };
+    if (live && !claims(labels, live)) return { conflict: describeChild(child) };
+    if (live && (createdOnly(child) || matches(child, live))) return { served: live };
+    return { served: await (live || !createdOnly(child) ? ctx.objects.apply<KubeJson>(child) : ctx.objects.create<KubeJson>(child)), applied: true };
+  });
+  const served = results.flatMap((r) => (r.served ? [r.served] : []));
+  const conflicts = results.flatMap((r) => (r.conflict ? [r.conflict] : []));
+  return { outcome: { served, conflicts, children: served.map(childState) }, applied: results.filter((r) => r.applied).length };
 }
 
 /**
@@ -167,16 +166,14 @@ const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  let pruned = 0;
-  for (const informer of ctx.watches.children.values()) {
-    for (const child of informer.cache.values()) {
-      if (!claims(labels, child as KubeJson) || keep.has(childId(child)) || keptOnDelete(child as KubeJson)) continue;
-      await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
-      log.info('pruned a child no longer rendered', { child: describeChild(child) });
-      pruned++;
-    }
-  }
-  return pruned;
+  const stale = [...ctx.watches.children.values()].flatMap((informer) =>
+    [...informer.cache.values()].filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson)),
+  );
+  await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
+    await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    log.info('pruned a child no longer rendered', { child: describeChild(child) });
+  });
+  return stale.length;
 }
 
 /** The last step of a deletion: remove every child we manage, then our finalizer. */
