@@ -2,6 +2,7 @@ import { KINDS } from './kinds';
 import { InputError, renderFile } from './render-command';
 import { OptionError } from './runtime/config';
 import { runController } from './runtime/main';
+import { runUi } from './ui/main';
 
 const USAGE = `usage: cdk8s-operators <command> [options]
 
@@ -9,6 +10,7 @@ commands:
   controller         run the controller (see cdk8s-operators controller --help)
   render -f <file>   print the children the controller would apply for the custom
                      resources in <file> (YAML, several documents allowed; - reads stdin)
+  ui                 serve the guitar web page (see cdk8s-operators ui --help)
 
 options:
   -h, --help         show this help`;
@@ -33,6 +35,7 @@ export async function main(args: string[], out: (text: string) => void, err: (te
       return 0;
     }
     if (command === 'controller') return await runController(rest, process.env, KINDS);
+    if (command === 'ui') return await runUi(rest, process.env);
     throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
   } catch (e) {
     if (e instanceof InputError || e instanceof OptionError) {
