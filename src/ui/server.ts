@@ -50,7 +50,8 @@ const CSP = {
  * an authenticating proxy names.
  */
 export async function buildUiServer(identities: Identities, options: UiServerOptions, log: Logger): Promise<{ app: FastifyInstance; ready: () => boolean }> {
-  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
+  // Open pages hold keep-alive and event-stream connections: a shutdown closes them rather than waiting.
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024, forceCloseConnections: true });
   const streams = new Set<ServerResponse>();
   // With its own identity the UI needs one watch for every open page; a user's page watches as that user.
   const sharedFeed = options.userHeader ? undefined : new GuitarFeed(identities.restFor(undefined), options.namespaces, log.child({ component: 'feed' })).start();
