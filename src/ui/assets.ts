@@ -13,7 +13,8 @@ h1 { font-size: 1.6rem; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 1.5rem 0 0.5rem; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid #c8c8c8; vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid #c8c8c8; vertical-align: top; overflow-wrap: break-word; }
+thead th, .button, .pending { white-space: nowrap; }
 thead th { background: #eef2f7; }
 .pending { color: #595959; font-style: italic; }
 .empty { color: #595959; }

@@ -2,14 +2,34 @@ import * as k8s from '@kubernetes/client-node';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { chromium, BrowserContext } from 'playwright-core';
 import { stringify } from 'yaml';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
 
-const bin = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+// Run by Jest from test/ui/, or compiled into lib/test/ui/ (the screenshot script).
+const root = __dirname.includes(`${sep}lib${sep}test${sep}`) ? join(__dirname, '..', '..', '..') : join(__dirname, '..', '..');
+export const bin = join(root, 'bin', 'cdk8s-operators');
+
+/** `cdk8s-operators <command> ...` in a child process logging to `logFile`; `stop` sends SIGTERM, then SIGKILL after 10 s. */
+export function startCommand(command: string, args: string[], logFile: string): { child: ChildProcess; stop(): Promise<void> } {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, [bin, command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /** `cdk8s-operators ui ...` as the image runs it, in a child process on 127.0.0.1. */
 export interface UiProcess {
@@ -19,11 +39,7 @@ export interface UiProcess {
 }
 
 export async function startUi(args: string[], logFile: string): Promise<UiProcess> {
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const child: ChildProcess = spawn(process.execPath, [bin, 'ui', '--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, stop } = startCommand('ui', ['--host', '127.0.0.1', '--port', '0', ...args], logFile);
   const port = await eventually(`the UI to listen (log: ${logFile})`, async () => {
     if (child.exitCode !== null) throw new Error(`the UI exited with ${child.exitCode}; see ${logFile}`);
     const line = readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"ui listening"'));
@@ -32,12 +48,7 @@ export async function startUi(args: string[], logFile: string): Promise<UiProces
   return {
     url: `http://127.0.0.1:${port}`,
     logFile,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop,
   };
 }
 
