@@ -179,6 +179,23 @@ describe('the guitar web UI in Chromium', () => {
     await expect(objects.get(guitar('forged', '')).catch((e) => (isNotFound(e) ? 'gone' : e))).resolves.toBe('gone');
   });
 
+  it('works without JavaScript: a reload shows the changes', async () => {
+    const plain = await launchChromium({ javaScriptEnabled: false });
+    try {
+      const p = await plain.newPage();
+      await p.goto(ui.url);
+      await p.fill('#name', 'no-script');
+      await p.fill('#brand', 'Washburn');
+      await Promise.all([p.waitForURL(/created=/), p.click('button[type=submit]')]);
+      await p.locator('#guitars th:text-is("no-script")').waitFor();
+      await eventually('the review to be written', async () => ((await objects.get<KubeObject & { status?: { verdict?: string } }>(guitar('no-script', ''))).status?.verdict ? true : undefined));
+      await p.reload();
+      await expect(p.locator('#guitars tr', { has: p.locator('th:text-is("no-script")') }).locator('td').nth(2).textContent()).resolves.toBe('great');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('answers 403 outside its namespaces and 404 for an unknown guitar or page, with a page that says so', async () => {
     expect((await page.goto(`${ui.url}/guitars/${other}/elsewhere/delete`))!.status()).toBe(403);
     await expect(page.locator('[role=alert]').textContent()).resolves.toContain(`manages guitars in ${ns} only`);

@@ -95,8 +95,9 @@ export async function deleteClusterRbac(objects: ObjectClient, namespace: string
 }
 
 /** Debian's Chromium, headless, with a fresh profile and nothing that phones home. */
-export async function launchChromium(): Promise<BrowserContext> {
+export async function launchChromium(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'ui-chromium-')), {
+    ...options,
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
