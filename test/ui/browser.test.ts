@@ -176,6 +176,14 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     const status = await page.evaluate("fetch('/guitars', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=forged&brand=x' }).then((r) => r.status)");
     expect(status).toBe(403);
+    // A valid cookie and token are not enough either when the Origin is another site's.
+    const visit = await fetch(ui.url);
+    const cookie = visit.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const token = /name="_csrf" value="([^"]+)"/.exec(await visit.text())![1];
+    const send = (origin: string, name = 'forged') =>
+      fetch(`${ui.url}/guitars`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, namespace: ns, brand: 'x', _csrf: token }) });
+    expect((await send('http://evil.example')).status).toBe(403);
+    expect((await send(ui.url, 'genuine')).status).toBe(303); // the same request from the UI's own origin
     await expect(objects.get(guitar('forged', '')).catch((e) => (isNotFound(e) ? 'gone' : e))).resolves.toBe('gone');
   });
 
