@@ -1,7 +1,10 @@
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { ServerResponse } from 'node:http';
 import { KubeRest } from '../kube/rest';
 import { Informer } from '../runtime/informer';
 import { Logger } from '../runtime/log';
 import { GuitarObject, guitarsPath, sortGuitars } from './guitars';
+import { guitarRows, summary } from './page';
 
 /**
  * The guitars of some namespaces (or all), kept current by a watch per scope, for the page's
@@ -40,4 +43,45 @@ export class GuitarFeed {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+export interface StreamOptions {
+  /** How often the rows are sent again although nothing changed (ages move on; proxies see traffic). */
+  readonly heartbeatMs: number;
+  /** The server's open streams, which its shutdown ends. */
+  readonly open: Set<ServerResponse>;
+  readonly onClose: () => void;
+}
+
+/**
+ * Server-sent events for one page: the table's rows, rendered and escaped exactly as on a
+ * reload, whenever the feed changes, and every heartbeat.
+ */
+export function streamRows(req: FastifyRequest, reply: FastifyReply, feed: GuitarFeed, options: StreamOptions): void {
+  reply.hijack();
+  const res = reply.raw;
+  // The security headers the hooks set (CSP and all) go out with the stream too.
+  res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+  options.open.add(res);
+  let version = 0;
+  let pending: NodeJS.Timeout | undefined;
+  const send = () => {
+    pending = undefined;
+    if (!feed.synced) return void (pending = setTimeout(send, 200));
+    const guitars = feed.guitars();
+    res.write(`event: guitars\ndata: ${JSON.stringify({ rows: guitarRows(guitars).value, summary: summary(guitars), version: ++version })}\n\n`);
+  };
+  // A burst of changes (a LIST, a create then its review) becomes one update.
+  const soon = () => void (pending ??= setTimeout(send, 150));
+  res.write('retry: 3000\n\n');
+  const unsubscribe = feed.subscribe(soon);
+  const heartbeat = setInterval(soon, options.heartbeatMs);
+  soon();
+  req.raw.once('close', () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+    clearTimeout(pending);
+    options.open.delete(res);
+    options.onClose();
+  });
 }

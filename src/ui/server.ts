@@ -9,8 +9,8 @@ import { Identities } from './acting-as';
 import { APP_JS, STYLE_CSS } from './assets';
 import { toUiError, UiError } from './errors';
 import { GuitarApi } from './guitars';
-import { GuitarFeed } from './live';
-import { confirmDeletePage, EMPTY_FORM, errorPage, FormState, guitarRows, listPage, summary } from './page';
+import { GuitarFeed, streamRows } from './live';
+import { confirmDeletePage, EMPTY_FORM, errorPage, FormState, listPage } from './page';
 
 export interface UiServerOptions {
   /** Namespaces the UI shows and writes to; empty means all. */
@@ -197,36 +197,9 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
       const readable = options.namespaces.filter((ns) => !listing.forbidden.includes(ns));
       feed = new GuitarFeed(identities.restFor(user), readable, log.child({ component: 'feed', user })).start();
     }
-    streamRows(req, reply, feed, feed !== sharedFeed);
+    const own = feed !== sharedFeed;
+    streamRows(req, reply, feed, { heartbeatMs: options.heartbeatMs ?? 30_000, open: streams, onClose: () => own && feed.stop() });
   });
-
-  function streamRows(req: FastifyRequest, reply: FastifyReply, feed: GuitarFeed, own: boolean): void {
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    streams.add(res);
-    let version = 0;
-    let pending: NodeJS.Timeout | undefined;
-    const send = () => {
-      pending = undefined;
-      if (!feed.synced) return void (pending = setTimeout(send, 200));
-      const guitars = feed.guitars();
-      res.write(`event: guitars\ndata: ${JSON.stringify({ rows: guitarRows(guitars).value, summary: summary(guitars), version: ++version })}\n\n`);
-    };
-    // A burst of changes (a LIST, a create then its review) becomes one update.
-    const soon = () => void (pending ??= setTimeout(send, 150));
-    res.write('retry: 3000\n\n');
-    const unsubscribe = feed.subscribe(soon);
-    const heartbeat = setInterval(soon, options.heartbeatMs ?? 30_000);
-    soon();
-    req.raw.once('close', () => {
-      unsubscribe();
-      clearInterval(heartbeat);
-      clearTimeout(pending);
-      streams.delete(res);
-      if (own) feed.stop();
-    });
-  }
 
   const ready = () => sharedFeed?.synced ?? true;
   return { app, ready };
