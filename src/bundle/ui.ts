@@ -67,7 +67,8 @@ export class GuitarUi extends Construct {
 
     const args = ['ui', `--port=${UI_PORT}`];
     if (props.namespaces?.length) args.push(`--namespace=${props.namespaces.join(',')}`);
-    if (props.userHeader) args.push(`--user-header=${props.userHeader}`);
+    // Only the proxy can reach the UI then, so its X-Forwarded-Proto and -Host are believed.
+    if (props.userHeader) args.push(`--user-header=${props.userHeader}`, '--trust-proxy=true');
     new k8s.KubeDeployment(this, 'deployment', {
       metadata,
       spec: {

@@ -10,6 +10,7 @@ export const UI_OPTIONS: readonly OptionSpec[] = [
   { name: 'port', type: 'integer', min: 0, default: '8080', description: 'Port of the page (and /healthz, /readyz); 0 picks a free one.' },
   { name: 'host', type: 'string', default: '0.0.0.0', description: 'Address to listen on.' },
   { name: 'user-header', type: 'string', description: 'Act as the user an authenticating proxy names in this header (e.g. X-Forwarded-User), through impersonation; requests without it are refused.' },
+  { name: 'trust-proxy', type: 'boolean', default: 'false', description: 'Believe X-Forwarded-Proto and X-Forwarded-Host from a proxy in front (the CSRF cookie becomes Secure behind TLS; changes must come from the public host).' },
   { name: 'log-level', type: 'string', default: 'info', description: 'debug, info, warn or error.' },
 ];
 
@@ -38,7 +39,7 @@ export async function runUi(args: string[], env: NodeJS.ProcessEnv): Promise<num
   else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
   else kc.loadFromDefault();
 
-  const { app } = await buildUiServer(new Identities(kc), { namespaces, userHeader }, log);
+  const { app } = await buildUiServer(new Identities(kc), { namespaces, userHeader, trustProxy: options['trust-proxy'] as boolean }, log);
   await app.listen({ port: options.port as number, host: options.host as string });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

@@ -17,6 +17,8 @@ export interface UiServerOptions {
   readonly namespaces: readonly string[];
   /** Act as the user this request header names (set by an authenticating proxy); without it, as the UI's own identity. */
   readonly userHeader?: string;
+  /** Believe X-Forwarded-Proto and -Host from a proxy in front: the cookie gets Secure behind TLS, and the same-origin check compares with the public host. */
+  readonly trustProxy?: boolean;
   /** How often an open page gets its rows again although nothing changed (ages move on; proxies see traffic). */
   readonly heartbeatMs?: number;
 }
@@ -51,7 +53,7 @@ const CSP = {
  */
 export async function buildUiServer(identities: Identities, options: UiServerOptions, log: Logger): Promise<{ app: FastifyInstance; ready: () => boolean }> {
   // Open pages hold keep-alive and event-stream connections: a shutdown closes them rather than waiting.
-  const app = Fastify({ logger: false, bodyLimit: 16 * 1024, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024, forceCloseConnections: true, trustProxy: options.trustProxy ?? false });
   const streams = new Set<ServerResponse>();
   // With its own identity the UI needs one watch for every open page; a user's page watches as that user.
   const sharedFeed = options.userHeader ? undefined : new GuitarFeed(identities.restFor(undefined), options.namespaces, log.child({ component: 'feed' })).start();
@@ -92,7 +94,7 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
     } catch {
       host = undefined;
     }
-    if (!host || host !== req.headers.host) throw new HttpError(403, 'A change must be sent from this UI\u2019s own page (its Origin header is missing or names another site).');
+    if (!host || host !== req.host) throw new HttpError(403, 'A change must be sent from this UI\u2019s own page (its Origin header is missing or names another site).');
   };
   const guarded = { preHandler: [sameOrigin, app.csrfProtection] };
 

@@ -181,10 +181,13 @@ describe('the guitar web UI in Chromium', () => {
     const visit = await fetch(ui.url);
     const cookie = visit.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const token = /name="_csrf" value="([^"]+)"/.exec(await visit.text())![1];
-    const send = (origin: string, name = 'forged') =>
-      fetch(`${ui.url}/guitars`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, namespace: ns, brand: 'x', _csrf: token }) });
+    const send = (origin: string, name = 'forged', namespace = ns) =>
+      fetch(`${ui.url}/guitars`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, namespace, brand: 'x', _csrf: token }) });
     expect((await send('http://evil.example')).status).toBe(403);
     expect((await send(ui.url, 'genuine')).status).toBe(303); // the same request from the UI's own origin
+    const outside = await send(ui.url, 'outside', other);
+    expect(outside.status).toBe(400);
+    expect(await outside.text()).toContain(`namespace: expected one of ${ns}`);
     await expect(objects.get(guitar('forged', '')).catch((e) => (isNotFound(e) ? 'gone' : e))).resolves.toBe('gone');
   });
 

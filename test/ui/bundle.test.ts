@@ -34,6 +34,7 @@ describe('the guitar UI in the bundle', () => {
     const proxy = [{ podSelector: { matchLabels: { app: 'oauth2-proxy' } } }];
     const objects = ui(bundle({ userHeader: 'X-Forwarded-User', allowFrom: proxy }));
     expect(objects.find((o) => o.kind === 'ClusterRole')!.rules).toEqual([{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'] }]);
+    expect(objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args).toEqual(['ui', '--port=8080', '--user-header=X-Forwarded-User', '--trust-proxy=true']);
     expect(objects.find((o) => o.kind === 'NetworkPolicy')!.spec.ingress).toEqual([{ from: proxy, ports: [{ port: 8080, protocol: 'TCP' }] }]);
     expect(() => bundle({ userHeader: 'X-Forwarded-User' })).toThrow(/ui.allowFrom: required with ui.userHeader/);
   });
