@@ -70,7 +70,7 @@ describe('the guitar web UI in Chromium', () => {
     expect(csp).not.toContain('unsafe-inline');
   });
 
-  it('adds a guitar from the form, and shows its review without a reload', async () => {
+  it('adds a guitar from the form, and shows reviews and deletions without a reload', async () => {
     await page.goto(ui.url);
     await page.fill('#name', 'tele');
     await page.fill('#brand', 'Fender');
@@ -82,6 +82,8 @@ describe('the guitar web UI in Chromium', () => {
     await row('tele').locator('td:text-is("A fender is a great choice: enjoy playing it.")').waitFor({ timeout: 30_000 });
     await objects.create(guitar('pacifica', 'Yamaha'));
     await row('pacifica').locator('td:text-is("not great")').waitFor({ timeout: 30_000 });
+    await objects.delete(guitar('pacifica', ''));
+    await row('pacifica').waitFor({ state: 'detached', timeout: 30_000 });
     expect(await page.evaluate('window.mark')).toBe('same page');
   });
 
