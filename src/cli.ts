@@ -4,6 +4,7 @@ import { KINDS } from './kinds';
 import { InputError, renderFile } from './render-command';
 import { OptionError } from './runtime/config';
 import { runController } from './runtime/main';
+import { runUi } from './ui/main';
 
 const USAGE = `usage: cdk8s-operators <command> [options]
 
@@ -11,6 +12,7 @@ commands:
   controller         run the controller (see cdk8s-operators controller --help)
   render -f <file>   print the children the controller would apply for the custom
                      resources in <file> (YAML, several documents allowed; - reads stdin)
+  ui                 serve the guitar web page (see cdk8s-operators ui --help)
 
 options:
   -h, --help         show this help`;
@@ -37,6 +39,7 @@ export async function main(args: string[], out: (text: string) => void, err: (te
     // Resolved from lib/src/cli.js: TypeScript resources in a folder are read compiled from lib/.
     if (command === 'diff') return await runDiff(rest, resolve(__dirname, '..', '..'), KINDS, out, err);
     if (command === 'controller') return await runController(rest, process.env, KINDS);
+    if (command === 'ui') return await runUi(rest, process.env);
     throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
   } catch (e) {
     if (e instanceof InputError || e instanceof OptionError) {

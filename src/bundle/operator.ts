@@ -4,6 +4,7 @@ import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
 import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
+import { GuitarUi, GuitarUiOptions } from './ui';
 
 export interface OperatorBundleProps {
   /** The kinds the controller serves. */
@@ -16,6 +17,8 @@ export interface OperatorBundleProps {
   readonly secretCopy?: boolean;
   /** Controller replicas; one leads, the others wait. @default 2 */
   readonly replicas?: number;
+  /** The guitar web UI (`cdk8s-operators ui`, same image); false leaves it out. @default its own identity, all namespaces */
+  readonly ui?: GuitarUiOptions | false;
 }
 
 export const DEFAULT_NAMESPACE = PRODUCT;
@@ -33,6 +36,7 @@ export class OperatorBundle extends Construct {
     super(scope, id);
     const namespace = (this.namespace = props.namespace ?? DEFAULT_NAMESPACE);
     const secretCopy = props.secretCopy ?? false;
+    const image = props.image ?? `${PRODUCT}/controller:0.1.0`;
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
 
     new k8s.KubeNamespace(this, 'namespace', {
@@ -90,10 +94,13 @@ export class OperatorBundle extends Construct {
       namespace,
       labels,
       serviceAccountName: serviceAccount.name,
-      image: props.image ?? `${PRODUCT}/controller:0.1.0`,
+      image,
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
       enableSecrets: secretCopy,
     });
+
+    // The UI serves guitars: no Guitar kind, no UI.
+    if (props.ui !== false && props.kinds.some((k) => k.plural === 'guitars')) new GuitarUi(this, 'ui', { ...props.ui, namespace, image });
   }
 }

@@ -1,0 +1,208 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServerResponse } from 'node:http';
+import { Logger } from '../runtime/log';
+import { Identities } from './acting-as';
+import { APP_JS, STYLE_CSS } from './assets';
+import { toUiError, UiError } from './errors';
+import { GuitarApi } from './guitars';
+import { GuitarFeed, streamRows } from './live';
+import { confirmDeletePage, EMPTY_FORM, errorPage, FormState, listPage } from './page';
+
+export interface UiServerOptions {
+  /** Namespaces the UI shows and writes to; empty means all. */
+  readonly namespaces: readonly string[];
+  /** Act as the user this request header names (set by an authenticating proxy); without it, as the UI's own identity. */
+  readonly userHeader?: string;
+  /** Believe X-Forwarded-Proto and -Host from a proxy in front: the cookie gets Secure behind TLS, and the same-origin check compares with the public host. */
+  readonly trustProxy?: boolean;
+  /** How often an open page gets its rows again although nothing changed (ages move on; proxies see traffic). */
+  readonly heartbeatMs?: number;
+}
+
+/** An answer other than 200, with a sentence for the page. */
+class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const NOTICE_SUBJECT = /^[a-z0-9-]{1,63}\/[a-z0-9.-]{1,253}$/;
+const CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+};
+
+/**
+ * The guitar web UI: the list (live over server-sent events), the add form and the delete
+ * confirmation, acting with the UI's own ServiceAccount or, with `userHeader`, as the user
+ * an authenticating proxy names.
+ */
+export async function buildUiServer(identities: Identities, options: UiServerOptions, log: Logger): Promise<{ app: FastifyInstance; ready: () => boolean }> {
+  // Open pages hold keep-alive and event-stream connections: a shutdown closes them rather than waiting.
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024, forceCloseConnections: true, trustProxy: options.trustProxy ?? false });
+  const streams = new Set<ServerResponse>();
+  // With its own identity the UI needs one watch for every open page; a user's page watches as that user.
+  const sharedFeed = options.userHeader ? undefined : new GuitarFeed(identities.restFor(undefined), options.namespaces, log.child({ component: 'feed' })).start();
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+  await app.register(fastifyHelmet, { contentSecurityPolicy: { useDefaults: false, directives: CSP }, referrerPolicy: { policy: 'same-origin' } });
+  await app.register(fastifyCsrf, { cookieKey: 'guitar-ui-csrf', cookieOpts: { path: '/', sameSite: 'strict', httpOnly: true, secure: 'auto' } });
+
+  app.addHook('onClose', async () => {
+    sharedFeed?.stop();
+    for (const stream of streams) stream.end();
+  });
+
+  const userOf = (req: FastifyRequest): string | undefined => {
+    if (!options.userHeader) return undefined;
+    const value = req.headers[options.userHeader.toLowerCase()];
+    if (typeof value !== 'string' || !value.trim()) {
+      throw new HttpError(403, `This UI acts as the user its authenticating proxy names in the ${options.userHeader} header, and this request came without one.`);
+    }
+    // The system: names are the cluster's own components and service accounts, never a person behind the proxy.
+    if (value.trim().startsWith('system:')) throw new HttpError(403, 'This UI does not act as a system: identity.');
+    return value.trim();
+  };
+  const apiFor = (req: FastifyRequest) => new GuitarApi(identities.restFor(userOf(req)));
+  const checkNamespace = (ns: string) => {
+    if (options.namespaces.length && !options.namespaces.includes(ns)) throw new HttpError(403, `This UI manages guitars in ${options.namespaces.join(', ')} only, not in ${ns}.`);
+  };
+
+  // A cross-site form post carries a foreign (or no) Origin: refuse it before anything else, on top of the CSRF token.
+  const sameOrigin = async (req: FastifyRequest) => {
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') throw new HttpError(403, 'A change must be sent from this UI\u2019s own page (the browser says it came from another site).');
+    const source = req.headers.origin ?? req.headers.referer;
+    let host: string | undefined;
+    try {
+      host = source && source !== 'null' ? new URL(source).host : undefined;
+    } catch {
+      host = undefined;
+    }
+    if (!host || host !== req.host) throw new HttpError(403, 'A change must be sent from this UI\u2019s own page (its Origin header is missing or names another site).');
+  };
+  const guarded = { preHandler: [sameOrigin, app.csrfProtection] };
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    let status = err.statusCode ?? 500;
+    let message = err.message;
+    if (err.code?.startsWith('FST_CSRF_')) message = 'The form had no valid security token (it may be from an old page or another site). Reload the page and try again.';
+    else if (status >= 500) {
+      log.error('request failed', { method: req.method, url: req.routeOptions.url, error: err });
+      status = 500;
+      message = 'Something went wrong in the UI. The error has been logged.';
+    }
+    void reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, message));
+  });
+  app.setNotFoundHandler((_req, reply) => void reply.code(404).type('text/html; charset=utf-8').send(errorPage(404, 'There is no such page.')));
+
+  const sendUiError = (reply: FastifyReply, error: UiError) => reply.code(error.status).type('text/html; charset=utf-8').send(errorPage(error.status, error.message));
+
+  app.get('/healthz', async () => 'ok');
+  app.get('/readyz', async (_req, reply) => (ready() ? 'ok' : reply.code(503).send('not ready')));
+  app.get('/static/style.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLE_CSS));
+  app.get('/static/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(APP_JS));
+
+  const renderList = async (req: FastifyRequest, reply: FastifyReply, status: number, form: FormState, notice?: { kind: 'info' | 'error'; text: string }) => {
+    const user = userOf(req);
+    const api = apiFor(req);
+    let listing;
+    try {
+      listing = await api.list(options.namespaces);
+    } catch (err) {
+      return sendUiError(reply, toUiError(err));
+    }
+    const page = listPage({ ...listing, namespaces: options.namespaces, csrfToken: reply.generateCsrf(), form, notice, user });
+    return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
+  };
+
+  app.get('/', async (req, reply) => {
+    const query = req.query as Record<string, unknown>;
+    const subject = (key: string) => (typeof query[key] === 'string' && NOTICE_SUBJECT.test(query[key]) ? query[key] : undefined);
+    const created = subject('created');
+    const deleted = subject('deleted');
+    const notice = created ? `Guitar ${created} added; its review follows shortly.` : deleted ? `Guitar ${deleted} deleted.` : undefined;
+    return renderList(req, reply, 200, EMPTY_FORM, notice ? { kind: 'info', text: notice } : undefined);
+  });
+
+  app.post('/guitars', guarded, async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const text = (key: string) => (typeof body[key] === 'string' ? body[key] : '');
+    const form: FormState = { name: text('name').trim(), namespace: text('namespace').trim(), brand: text('brand'), errors: {} };
+    const refuse = (error: UiError) => renderList(req, reply, error.status, { ...form, errors: error.fields }, { kind: 'error', text: error.message });
+    if (options.namespaces.length && !options.namespaces.includes(form.namespace)) {
+      return refuse({ status: 400, message: 'Choose a namespace from the list.', fields: { namespace: `namespace: expected one of ${options.namespaces.join(', ')}` } });
+    }
+    if (!DNS_LABEL.test(form.namespace)) {
+      return refuse({ status: 400, message: 'The namespace is not valid.', fields: { namespace: 'namespace: expected a namespace name (lowercase letters, digits and -, at most 63 characters)' } });
+    }
+    try {
+      await apiFor(req).create(form.namespace, form.name, form.brand);
+    } catch (err) {
+      const error = toUiError(err);
+      log.info('a guitar was refused', { namespace: form.namespace, name: form.name, status: error.status });
+      return refuse(error);
+    }
+    log.info('guitar created', { namespace: form.namespace, name: form.name, user: userOf(req) });
+    return reply.redirect(`/?created=${encodeURIComponent(`${form.namespace}/${form.name}`)}`, 303);
+  });
+
+  app.get('/guitars/:namespace/:name/delete', async (req, reply) => {
+    const { namespace, name } = req.params as { namespace: string; name: string };
+    checkNamespace(namespace);
+    try {
+      const guitar = await apiFor(req).get(namespace, name);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmDeletePage(guitar, reply.generateCsrf()));
+    } catch (err) {
+      return sendUiError(reply, toUiError(err));
+    }
+  });
+
+  app.post('/guitars/:namespace/:name/delete', guarded, async (req, reply) => {
+    const { namespace, name } = req.params as { namespace: string; name: string };
+    checkNamespace(namespace);
+    try {
+      await apiFor(req).delete(namespace, name);
+    } catch (err) {
+      return sendUiError(reply, toUiError(err));
+    }
+    log.info('guitar deleted', { namespace, name, user: userOf(req) });
+    return reply.redirect(`/?deleted=${encodeURIComponent(`${namespace}/${name}`)}`, 303);
+  });
+
+  app.get('/events', async (req, reply) => {
+    const user = userOf(req);
+    let feed = sharedFeed;
+    if (!feed) {
+      // Watch only where the user may list, so a forbidden namespace is not retried forever.
+      let listing;
+      try {
+        listing = await apiFor(req).list(options.namespaces);
+      } catch (err) {
+        return sendUiError(reply, toUiError(err));
+      }
+      const readable = options.namespaces.filter((ns) => !listing.forbidden.includes(ns));
+      feed = new GuitarFeed(identities.restFor(user), readable, log.child({ component: 'feed', user })).start();
+    }
+    const own = feed !== sharedFeed;
+    streamRows(req, reply, feed, { heartbeatMs: options.heartbeatMs ?? 30_000, open: streams, onClose: () => own && feed.stop() });
+  });
+
+  const ready = () => sharedFeed?.synced ?? true;
+  return { app, ready };
+}
