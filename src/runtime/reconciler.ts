@@ -98,7 +98,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
     if (verdict === true) return release(ctx, resource, log);
-    await setStatus(ctx, resource, { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` }, kindStatus);
+    const waiting = kind.controller?.ready?.(valid, observation, outcome) ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
+    await setStatus(ctx, resource, waiting, kindStatus);
     return { applied, pruned };
   }
   const ready = kind.controller?.ready?.(valid, observation, outcome) ?? engineVerdict(kind, outcome);

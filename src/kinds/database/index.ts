@@ -1,6 +1,7 @@
 import { CHILD_VERBS, KindDefinition } from '../../core/kind';
 import { childLabels } from '../../core/names';
 import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
+import { databaseController } from './controller';
 import { DatabaseChildren } from './database';
 import { databaseExample } from './example';
 import { DatabaseObservation } from './observation';
@@ -8,6 +9,7 @@ import { DatabaseObservation } from './observation';
 export * from './annotations';
 export * from './api';
 export * from './childnames';
+export * from './controller';
 export * from './credentials';
 export * from './database';
 export * from './example';
@@ -69,6 +71,7 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
   ],
   finalizer: DATABASE_FINALIZER,
+  controller: databaseController,
   example: databaseExample,
   render: (scope, resource, observation) => {
     const deleting = observation?.deleting ?? resource.metadata.deletionTimestamp !== undefined;

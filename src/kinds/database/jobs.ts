@@ -1,13 +1,19 @@
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { KEEP_ON_DELETE_ANNOTATION } from './annotations';
+import { CREATE_ONLY_ANNOTATION, KEEP_ON_DELETE_ANNOTATION } from './annotations';
 import { BackupSpec, DatabaseSpec } from './api';
 import { DatabaseChildNames } from './childnames';
 import { PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USERNAME_KEY, USERNAME_KEY } from './credentials';
 import { JobComponent, JOB_UID, podLabels, resources, scratchVolume, secretEnv } from './pod';
 import { BACKUP_MOUNT, backupScript, dumpAllScript, initScript } from './scripts';
 import { PostgresVersion } from './version';
+
+/**
+ * A Job's pod template cannot change once it exists, and a Job that ran need not run again:
+ * the controller creates these Jobs once and never updates them (a new version, a new Job name).
+ */
+const RUN_ONCE = { [CREATE_ONLY_ANNOTATION]: 'true' };
 
 /** What every Job of a Database needs to know. */
 export interface DatabaseJobProps {
@@ -80,7 +86,7 @@ export class DatabaseInitJob extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseJobProps) {
     super(scope, id);
     this.job = new k8s.KubeJob(this, 'job', {
-      metadata: { name: props.names.init },
+      metadata: { name: props.names.init, annotations: RUN_ONCE },
       spec: jobSpec({
         ...props,
         component: 'init',
@@ -160,7 +166,7 @@ export class DatabaseSnapshotJob extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseJobProps) {
     super(scope, id);
     this.job = new k8s.KubeJob(this, 'job', {
-      metadata: { name: props.names.snapshot },
+      metadata: { name: props.names.snapshot, annotations: RUN_ONCE },
       spec: jobSpec({ ...props, component: 'snapshot', script: dumpAllScript('snapshot'), backupVolume: true, env: [{ name: 'DUMP_LABEL', value: 'final' }] }),
     });
   }
@@ -184,7 +190,7 @@ export class DatabaseUpgradeJob extends Construct {
     super(scope, id);
     const { names, from, to } = props;
     this.job = new k8s.KubeJob(this, 'job', {
-      metadata: { name: names.upgrade(to) },
+      metadata: { name: names.upgrade(to), annotations: RUN_ONCE },
       spec: jobSpec({
         ...props,
         component: 'upgrade',

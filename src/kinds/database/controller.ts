@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { CacheReader, CustomResource, KindController, KubeJson } from '../../core/kind';
+import { DatabaseSpec, DatabaseStatus } from './api';
+import { databaseChildNames } from './childnames';
+import { DatabaseObservation, JobOutcome } from './observation';
+import { databasePhase, finalizerMayBeReleased } from './plan';
+import { parsePostgresImage } from './version';
+
+type Database = CustomResource<DatabaseSpec, DatabaseStatus>;
+type StatefulSetJson = KubeJson & { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } }; status?: { readyReplicas?: number } };
+type JobJson = KubeJson & { status?: { conditions?: { type: string; status: string }[] } };
+
+const STATEFULSETS = { apiGroup: 'apps', resource: 'statefulsets' };
+const JOBS = { apiGroup: 'batch', resource: 'jobs' };
+const CRONJOBS = { apiGroup: 'batch', resource: 'cronjobs' };
+
+/**
+ * A new password each time: the engine creates the credentials Secret only when it is missing
+ * and never updates it (it is create-only), so the first one generated is the one that stays.
+ * 24 random bytes are 32 characters of base64url.
+ */
+const newPassword = () => randomBytes(24).toString('base64url');
+
+function outcomeOf(job: JobJson | undefined): JobOutcome | undefined {
+  const holds = (type: string) => job?.status?.conditions?.some((c) => c.type === type && c.status === 'True');
+  return holds('Complete') ? 'Succeeded' : holds('Failed') ? 'Failed' : undefined;
+}
+
+/** The Database's children as they are, from the engine's child caches: no GET or LIST per reconcile. */
+function observe(caches: CacheReader, db: Database): DatabaseObservation {
+  const names = databaseChildNames(db.metadata.name);
+  const key = (name: string) => `${db.metadata.namespace}/${name}`;
+  const primary = caches.get(STATEFULSETS, key(names.statefulSet)) as StatefulSetJson | undefined;
+  const standbys = caches.get(STATEFULSETS, key(names.standbyStatefulSet)) as StatefulSetJson | undefined;
+  const job = (name: string) => outcomeOf(caches.get(JOBS, key(name)) as JobJson | undefined);
+  const wanted = parsePostgresImage(db.spec.image);
+  const lastBackupTime = (caches.get(CRONJOBS, key(names.backup))?.status as { lastSuccessfulTime?: string } | undefined)?.lastSuccessfulTime;
+  return {
+    password: newPassword(),
+    replicationPassword: newPassword(),
+    currentImage: primary?.spec?.template?.spec?.containers?.find((c) => c.name === 'postgres')?.image,
+    readyReplicas: primary ? (primary.status?.readyReplicas ?? 0) + (standbys?.status?.readyReplicas ?? 0) : undefined,
+    upgrade: wanted ? job(names.upgrade(wanted)) : undefined,
+    snapshot: job(names.snapshot),
+    deleting: db.metadata.deletionTimestamp !== undefined,
+    ...(lastBackupTime ? { lastBackupTime } : {}),
+  };
+}
+
+export const databaseController: KindController<DatabaseSpec, DatabaseStatus, DatabaseObservation> = {
+  observer:
+    ({ caches }) =>
+    async (db) =>
+      observe(caches, db),
+  status: (db, observation) => {
+    const { phase } = databasePhase(db.spec, observation);
+    return {
+      phase,
+      readyReplicas: observation?.readyReplicas ?? 0,
+      ...(observation?.currentImage ? { currentImage: observation.currentImage } : {}),
+      ...(observation?.lastBackupTime ? { lastBackupTime: observation.lastBackupTime } : {}),
+    };
+  },
+  // The plan knows more than the children's readiness (held upgrades, a failed snapshot); once
+  // it says Ready, the engine still waits for every child (the init Job among them).
+  ready: (db, observation, outcome) => {
+    if (outcome.conflicts.length) return undefined;
+    const { phase, reason, message } = databasePhase(db.spec, observation);
+    return phase === 'Ready' ? undefined : { status: 'False', reason, message };
+  },
+  readyReason: 'Ready',
+  mayRelease: (db, observation) => {
+    if (finalizerMayBeReleased(db.spec, observation)) return true;
+    return observation?.snapshot === 'Failed' ? 'the final snapshot Job, which failed: fix the cause or set deletionPolicy: Delete' : 'the final snapshot Job to succeed';
+  },
+};
