@@ -90,6 +90,10 @@ rm -f "$app/package-lock.json" "$app/node_modules/.package-lock.json"
 chown -R 0:0 "$rootfs"
 chmod -R go-w "$rootfs" && chmod 1777 "$rootfs/tmp"
 
+# What goes in, as one hash: every path, type, mode, link target and file content, and the
+# image's settings. Equal inputs must give an equal digest; the test tells the two apart.
+inputs="$( { (cd "$rootfs" && find . -printf '%P %y %m %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); echo "$reference $revision $epoch"; sha256sum <"$here/build.sh"; } | sha256sum | cut -d' ' -f1)"
+
 # 3. The image.
 bh() { buildah --root "$work/storage" --runroot "$work/run" --storage-driver vfs "$@"; }
 packages="$(grep -v '^#' "$manifest" | awk '{printf "%s%s=%s", (NR > 1 ? " " : ""), $1, $2}')"
@@ -126,6 +130,7 @@ cat >"$out/image.json" <<EOF
   "digest": "$digest",
   "archive": "$archive",
   "revision": "$revision",
+  "inputs": "sha256:$inputs",
   "compressedBytes": $compressed,
   "unpackedBytes": $unpacked
 }

@@ -4,13 +4,14 @@ import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
 import { COMMON_RULES, kindRules, leaderElectionRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
+import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
   /** The kinds the controller serves. */
   readonly kinds: readonly AnyKind[];
   /** Namespace the controller runs in. @default cdk8s-operators */
   readonly namespace?: string;
-  /** The controller image. @default cdk8s-operators/controller:0.1.0 */
+  /** The controller image. @default cdk8s-operators/controller:<the project's version> */
   readonly image?: string;
   /** Allow copying Secrets (CopyratorRule ruleType secret); grants cluster-wide Secret access. @default false */
   readonly secretCopy?: boolean;
@@ -78,7 +79,7 @@ export class OperatorBundle extends Construct {
       namespace,
       labels,
       serviceAccountName: serviceAccount.name,
-      image: props.image ?? `${PRODUCT}/controller:0.1.0`,
+      image: props.image ?? controllerImage(),
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
     });
