@@ -47,7 +47,9 @@ echo "# name version source; what this image was assembled from" >"$manifest"
 while read -r name pkgversion sha; do
   deb="$debs/${name}_${pkgversion//:/%3a}.deb"
   if [ ! -f "$deb" ]; then
-    (cd "$work" && apt-get download -qq "$name=$pkgversion" 2>/dev/null) || {
+    # A fresh machine may have no package lists yet: update them once, then ask again.
+    (cd "$work" && apt-get download -qq "$name=$pkgversion" 2>/dev/null) ||
+      { apt-get update -qq && (cd "$work" && apt-get download -qq "$name=$pkgversion" 2>/dev/null); } || {
       echo "image: cannot download the Debian package $name=$pkgversion (pinned in scripts/image/packages.txt); run apt-get update, or pin the version apt-cache policy $name offers" >&2
       exit 1
     }

