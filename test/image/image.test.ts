@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { ChildProcess, execFileSync } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, Stats, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { ControlPlaneState, startControlPlane, stopControlPlane } from '../contr
 import { eventually } from '../support/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
 import { DIST, loadYaml } from '../support/manifests';
-import { IMAGE_UID, PodSandbox, SERVICE_ACCOUNT_DIR } from '../support/pod-sandbox';
+import { cleanUpAbandonedSandboxes, IMAGE_UID, PodSandbox, SERVICE_ACCOUNT_DIR } from '../support/pod-sandbox';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 
 // One file, one build directory: a second file building build/image/ beside it would race.
@@ -70,7 +70,9 @@ function distController(): { args: string[]; serviceAccount: string } {
 
 beforeAll(async () => {
   requireImageTools();
+  cleanUpAbandonedSandboxes(tmpdir(), 'image-test-');
   dir = mkdtempSync(join(tmpdir(), 'image-test-'));
+  writeFileSync(join(dir, 'pid'), String(process.pid));
   buildBoth();
   config = imageConfig(fresh);
   rootfs = unpackImage(fresh, dir);
@@ -94,6 +96,9 @@ beforeAll(async () => {
   // The Deployment's own arguments; only the port (8080 may be taken on a shared machine) and the provider differ.
   const podArgs = args.map((a) => (a.startsWith('--http-port=') ? '--http-port=0' : a));
   controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url });
+  // If the test process dies before afterAll, the watchdog stops the control plane and the controller; the next run unmounts.
+  const watched = [...plane.processes, { name: 'controller', pid: controller.pid!, logFile: controllerLog(), binary: 'chroot', args: podArgs }];
+  spawn(process.execPath, [join(root, 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(watched)], { detached: true, stdio: 'ignore' }).unref();
   controllerExit = new Promise((resolve) => {
     controller!.once('exit', (code) => resolve(code));
     controller!.once('error', () => resolve(-1)); // not started at all

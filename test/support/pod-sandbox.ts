@@ -1,6 +1,6 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { hostProgram, ImageConfig } from './image';
 
 /** What the kubelet mounts at /var/run/secrets/kubernetes.io/serviceaccount. */
@@ -69,7 +69,8 @@ export class PodSandbox {
 
   /** Starts a long-running process (the controller), its output going to `logFile`. */
   start(args: string[], logFile: string, extraEnv: Record<string, string> = {}): ChildProcess {
-    const child = spawn(this.chroot, this.argv(args), { env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so that a watchdog can stop it the way it stops the control plane's processes.
+    const child = spawn(this.chroot, this.argv(args), { env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const log = createWriteStream(logFile, { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
@@ -92,4 +93,31 @@ export class PodSandbox {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'mode=1777,size=64m,nosuid,nodev', 'tmpfs', target]);
     this.mounts.push(target);
   }
+}
+
+/**
+ * Unmounts what sandboxes of earlier runs left mounted under `<parent>/<prefix>*` when their
+ * test process died before its afterAll (each run writes its pid to `<dir>/pid`), and removes
+ * those directories. A run that is still alive keeps its mounts.
+ */
+export function cleanUpAbandonedSandboxes(parent: string, prefix: string): void {
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[1]?.replace(/\\040/g, ' '))
+    .filter((target): target is string => !!target && target.startsWith(join(parent, prefix)));
+  const runDir = (target: string) => join(parent, target.slice(parent.length + 1).split('/')[0]);
+  const abandoned = (dir: string) => {
+    const pidFile = join(dir, 'pid');
+    if (!existsSync(pidFile)) return true;
+    return !existsSync(`/proc/${readFileSync(pidFile, 'utf8').trim()}`);
+  };
+  const dirs = new Set<string>();
+  // Deepest first: /proc/self/mounts lists mounts in the order they were made.
+  for (const target of mounts.reverse()) {
+    const dir = runDir(target);
+    if (!abandoned(dir)) continue;
+    if (spawnSync('umount', [target]).status !== 0) spawnSync('umount', ['-l', target]);
+    dirs.add(dir);
+  }
+  for (const dir of dirs) if (existsSync(dir) && dirname(dir) === parent) rmSync(dir, { recursive: true, force: true });
 }
