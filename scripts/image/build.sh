@@ -105,7 +105,7 @@ bh config \
   --entrypoint '["/usr/local/bin/cdk8s-operators"]' --cmd 'controller' \
   --user 65532:65532 --workingdir /app \
   --env PATH=/usr/local/bin --env NODE_ENV=production --env HOME=/tmp \
-  --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+  --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt --env NODE_USE_SYSTEM_CA=1 \
   --os linux --arch amd64 \
   --label org.opencontainers.image.title=cdk8s-operators \
   --label org.opencontainers.image.description="The cdk8s-operators controller (entrypoint cdk8s-operators: controller, render)" \

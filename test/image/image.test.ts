@@ -218,6 +218,16 @@ describe('the entrypoint, run as 65532 on the read-only image root', () => {
     expect(rendered.stdout).toContain('kind: DaemonSet');
   });
 
+  it('trusts the Debian CA bundle (SSL_CERT_FILE, which a mounted file can replace) besides Node\u2019s own roots', () => {
+    const script = "const tls = require('tls'); console.log(JSON.stringify(['system', 'bundled', 'default'].map((s) => tls.getCACertificates(s).length)))";
+    const result = sandbox!.run(['-e', script], { command: ['/usr/local/bin/node'] });
+    const [system, bundled, trusted] = JSON.parse(result.stdout) as number[];
+    const inBundle = readFileSync(join(rootfs, 'etc/ssl/certs/ca-certificates.crt'), 'utf8').split('BEGIN CERTIFICATE').length - 1;
+    expect(inBundle).toBeGreaterThan(100);
+    expect(system).toBeGreaterThanOrEqual(inBundle);
+    expect(trusted).toBeGreaterThan(bundled);
+  });
+
   it('rejects a bad command with a one-line error and exit code 1', () => {
     expect(sandbox!.run(['deploy'])).toEqual({ status: 1, stdout: '', stderr: 'cdk8s-operators: unknown command "deploy"; see cdk8s-operators --help\n' });
   });
