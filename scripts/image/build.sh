@@ -88,9 +88,10 @@ cp -r lib/src lib/imports "$app/lib/"
 find "$app" \( -name '*.map' -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '.jsii' -o -name '.jsii.gz' \) -type f -delete
 rm -f "$app/package-lock.json" "$app/node_modules/.package-lock.json"
 
-# Same owner and mode bits whoever built it; group/other never writable (but /tmp).
+# Same owner and mode bits whatever the builder's umask: readable by all (65532 runs it),
+# never writable by group or other (but /tmp).
 chown -R 0:0 "$rootfs"
-chmod -R go-w "$rootfs" && chmod 1777 "$rootfs/tmp"
+chmod -R a+rX,go-w "$rootfs" && chmod 1777 "$rootfs/tmp"
 
 # What goes in, as one hash: every path, type, mode, link target and file content, and the
 # image's settings. Equal inputs must give an equal digest; the test tells the two apart.
