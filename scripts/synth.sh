@@ -48,3 +48,16 @@ sed -i -e 's/^name: .*/name: cdk8s-operators/' -e 's/^description: .*/descriptio
 # the operator's users', in the chart only when asked for.
 rm -rf "$out/helm/templates/0-crds.k8s.yaml" "$out/helm/templates/preview" "$out/helm/templates/kustomization.yaml"
 if [ "$helm_instances" != true ]; then rm -f "$out/helm/templates/2-instances.k8s.yaml" "$out/helm/templates/3-examples.k8s.yaml"; fi
+# The controller image comes from the chart's values, so a release can point at its own registry and tag.
+# (The guitar UI runs the same image, so every line naming it gets the expression.)
+image="$(grep -o 'image: cdk8s-operators/controller:.*' "$out/helm/templates/1-operator.k8s.yaml" | head -1 | cut -d' ' -f2)"
+[ "$image" = "cdk8s-operators/controller:$version" ] || { echo "synth: the controller image in the chart is '$image', expected cdk8s-operators/controller:$version" >&2; exit 1; }
+sed -i "s#image: $image\$#image: \"{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}\"#" "$out/helm/templates/1-operator.k8s.yaml"
+echo "appVersion: \"$version\"" >>"$out/helm/Chart.yaml"
+cat >"$out/helm/values.yaml" <<VALUES
+# The controller image (npm run image builds it; the README says how to load it into a registry or a cluster).
+image:
+  repository: cdk8s-operators/controller
+  # Empty means the chart's appVersion, the project's version.
+  tag: ""
+VALUES

@@ -5,13 +5,14 @@ import { PRODUCT } from '../core/names';
 import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 import { GuitarUi, GuitarUiOptions } from './ui';
+import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
   /** The kinds the controller serves. */
   readonly kinds: readonly AnyKind[];
   /** Namespace the controller runs in. @default cdk8s-operators */
   readonly namespace?: string;
-  /** The controller image. @default cdk8s-operators/controller:0.1.0 */
+  /** The controller image. @default cdk8s-operators/controller:<the project's version> */
   readonly image?: string;
   /** Allow copying Secrets (CopyratorRule ruleType secret); grants cluster-wide Secret access. @default false */
   readonly secretCopy?: boolean;
@@ -36,7 +37,7 @@ export class OperatorBundle extends Construct {
     super(scope, id);
     const namespace = (this.namespace = props.namespace ?? DEFAULT_NAMESPACE);
     const secretCopy = props.secretCopy ?? false;
-    const image = props.image ?? `${PRODUCT}/controller:0.1.0`;
+    const image = props.image ?? controllerImage();
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
 
     new k8s.KubeNamespace(this, 'namespace', {

@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { testKubeConfig } from '../support/cluster';
-import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
+import { DIST, installCrds, loadHelmTemplate, loadYaml, testObjects } from '../support/manifests';
 
 const objects = testObjects();
 const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml'];
@@ -24,7 +24,7 @@ describe('dist/ on a real API server', () => {
   });
 
   it.each([...distFiles, ...previewFiles, ...helmTemplates])('accepts every object of %s in a server-side dry-run apply', async (file) => {
-    const manifests = loadYaml(join(DIST, file));
+    const manifests = file.startsWith('helm/templates/') ? loadHelmTemplate(join(DIST, file)) : loadYaml(join(DIST, file));
     expect(manifests.length).toBeGreaterThan(0);
     for (const manifest of manifests) {
       await expect(objects.apply(manifest, { dryRun: true }).then((o) => `${o.kind}/${o.metadata.name}`)).resolves.toBe(`${manifest.kind}/${manifest.metadata.name}`);
