@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, Stats, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, Stats, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
@@ -8,7 +8,8 @@ import { KubeError, KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
-import { DIST, loadYaml } from '../support/manifests';
+import { loadYaml } from '../support/manifests';
+import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { cleanUpAbandonedSandboxes, IMAGE_UID, PodSandbox, SERVICE_ACCOUNT_DIR } from '../support/pod-sandbox';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 
@@ -21,8 +22,8 @@ import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 const root = join(__dirname, '..', '..');
 const OPERATOR_NAMESPACE = 'cdk8s-operators';
 const EXAMPLES_NAMESPACE = 'operator-examples';
-/** The kinds whose example becomes Ready end to end today; add each kind as its controller steps land. */
-const SERVED_END_TO_END = ['ExchangeRate', 'Guitar'];
+/** Every kind's example becomes Ready end to end (the mirror and the database with claims the test provisioner binds). */
+const SERVED_END_TO_END = ['ExchangeRate', 'Guitar', 'CopyratorRule', 'RegistryMirror', 'Database'];
 
 let dir: string;
 let image: BuiltImage;
@@ -32,6 +33,9 @@ let rootfs: string;
 let plane: ControlPlaneState | undefined;
 let provider: FakeRateProvider | undefined;
 let objects: ObjectClient;
+let provisioner: StorageProvisioner | undefined;
+/** dist/ as a team that also asked for the built-in examples synthesizes it (`--examples`, no resources of its own). */
+let DIST: string;
 let sandbox: PodSandbox | undefined;
 let controller: ChildProcess | undefined;
 let controllerExit: Promise<number | null>;
@@ -77,9 +81,13 @@ beforeAll(async () => {
   config = imageConfig(fresh);
   rootfs = unpackImage(fresh, dir);
 
+  DIST = join(dir, 'dist');
+  mkdirSync(join(dir, 'no-instances'));
+  execFileSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', join(dir, 'no-instances'), '--examples', '--output', DIST], { cwd: root, stdio: 'ignore' });
   plane = await startControlPlane(join(dir, 'cluster'));
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
+  provisioner = await startStorageProvisioner(kc);
   objects = new ObjectClient(new KubeRest(kc), 'kustomize-controller');
   provider = await startRateProvider();
   await applyDistLikeFlux();
@@ -112,6 +120,7 @@ afterAll(async () => {
   }
   sandbox?.unmount();
   await provider?.close();
+  await provisioner?.stop().catch(() => undefined);
   if (plane) await stopControlPlane(join(dir, 'cluster'));
   // Only when nothing is mounted under it any more.
   if (dir && !readFileSync('/proc/self/mounts', 'utf8').includes(dir)) rmSync(dir, { recursive: true, force: true });
@@ -210,7 +219,7 @@ describe('the entrypoint, run as 65532 on the read-only image root', () => {
   });
 
   it('renders the children of a custom resource read from stdin, as the checkout renders them', () => {
-    const examples = readFileSync(join(DIST, '2-examples.k8s.yaml'), 'utf8').split(/^---$/m).filter((d) => /kind: (ExchangeRate|RegistryMirror)\b/.test(d)).join('---\n');
+    const examples = readFileSync(join(DIST, '3-examples.k8s.yaml'), 'utf8').split(/^---$/m).filter((d) => /kind: (ExchangeRate|RegistryMirror)\b/.test(d)).join('---\n');
     const rendered = sandbox!.run(['render', '-f', '-'], { input: examples });
     expect(rendered).toMatchObject({ status: 0, stderr: '' });
     const local = execFileSync(process.execPath, [join(root, 'bin', 'cdk8s-operators'), 'render', '-f', '-'], { input: examples }).toString();
@@ -237,7 +246,7 @@ type Status = { conditions?: { type: string; status: string; reason: string }[];
 type Resource = KubeObject & { status?: Status };
 
 describe('the controller from the image, holding only the RBAC dist/ grants', () => {
-  const examples = () => loadYaml(join(DIST, '2-examples.k8s.yaml')).filter((o) => o.kind !== 'Namespace');
+  const examples = () => loadYaml(join(DIST, '3-examples.k8s.yaml')).filter((o) => o.kind !== 'Namespace');
   const logLines = () =>
     readFileSync(controllerLog(), 'utf8')
       .split('\n')
@@ -274,7 +283,8 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
   });
 
   it('creates every child dist/preview/ shows for the examples', async () => {
-    const children = readdirSync(join(DIST, 'preview')).flatMap((f) => loadYaml(join(DIST, 'preview', f)));
+    const files = (readdirSync(join(DIST, 'preview'), { recursive: true }) as string[]).filter((f) => f.endsWith('.yaml'));
+    const children = files.flatMap((f) => loadYaml(join(DIST, 'preview', f)));
     expect(children.length).toBeGreaterThan(0);
     for (const child of children) {
       await eventually(`${child.kind} ${child.metadata.namespace ?? ''}/${child.metadata.name}; controller log: ${controllerLog()}`, () => objects.get(child).then(() => true));
