@@ -12,7 +12,8 @@ name="${1:?cache name}" tools="${2:?module folder}" what="${3:?what is built}" v
 command -v go >/dev/null || { echo "go-tools.sh: $what are built with Go (>= 1.24 for tool directives); none on PATH" >&2; exit 1; }
 go_version="$(go env GOVERSION)"
 sources="$(find "$tools" -name '*.go' | sort)"
-key="$(cat "$tools/go.mod" "$tools/go.sum" $sources "${BASH_SOURCE[0]}" <(echo "$go_version $*") | sha256sum | cut -c1-12)"
+# Not the folder itself: every checkout of the same files shares one build.
+key="$(cat "$tools/go.mod" "$tools/go.sum" $sources "${BASH_SOURCE[0]}" <(echo "$go_version $name $version_var") | sha256sum | cut -c1-12)"
 
 cache_root="${CDK8S_OPERATORS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cdk8s-operators}"
 bin="$cache_root/$name/$key/bin"
