@@ -1,0 +1,32 @@
+import * as k8s from '@kubernetes/client-node';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { KubeRest } from '../../src/kube/rest';
+
+describe('KubeRest', () => {
+  it('names itself in the User-Agent of every request, so an audit log tells its requests from others\u2019', async () => {
+    const seen: (string | undefined)[] = [];
+    // What a request carries on the wire, as any server sees it.
+    const server = createServer((req, res) => {
+      seen.push(req.headers['user-agent']);
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      // Plain HTTP on loopback: client-node allows it only with TLS verification off.
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'x' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    try {
+      await new KubeRest(kc).request('GET', '/version');
+    } finally {
+      server.close();
+    }
+    const { version } = require('../../package.json') as { version: string }; // eslint-disable-line @typescript-eslint/no-require-imports
+    expect(seen).toEqual([`cdk8s-operators/${version}`]);
+  });
+});
