@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../core/security';
+import { restrictedPodSecurityContext } from '../core/security';
+import { IMAGE_UID, imageContainer } from './image-container';
 
 export interface ControllerDeploymentProps {
   /** Namespace of the controller. */
@@ -21,7 +22,6 @@ export interface ControllerDeploymentProps {
 
 /** The port of /metrics, /healthz and /readyz. */
 export const HTTP_PORT = 8080;
-const UID = 65532;
 
 /**
  * The controller Deployment under the restricted Pod Security profile, with the Service
@@ -46,7 +46,7 @@ export class ControllerDeployment extends Construct {
             serviceAccountName: props.serviceAccountName,
             // It talks to the API server, so it needs its token (cdk8s-plus would turn this off).
             automountServiceAccountToken: true,
-            securityContext: restrictedPodSecurityContext(UID),
+            securityContext: restrictedPodSecurityContext(IMAGE_UID),
             // Keep the leader and its stand-by on different nodes where there are several.
             affinity: {
               podAntiAffinity: {
@@ -54,22 +54,16 @@ export class ControllerDeployment extends Construct {
               },
             },
             containers: [
-              {
+              imageContainer({
                 name: 'controller',
                 image: props.image,
-                imagePullPolicy: 'IfNotPresent',
                 args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`, ...(props.enableSecrets ? ['--enable-secrets'] : [])],
                 env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-                ports: [{ name: 'http', containerPort: HTTP_PORT, protocol: 'TCP' }],
-                livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 20 },
-                readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
-                resources: {
-                  // It writes nothing to disk but its log; the limit only guards against a runaway log.
-                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi'), 'ephemeral-storage': k8s.Quantity.fromString('64Mi') },
-                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('512Mi'), 'ephemeral-storage': k8s.Quantity.fromString('1Gi') },
-                },
-                securityContext: restrictedContainerSecurityContext(UID),
-              },
+                port: HTTP_PORT,
+                // It writes nothing to disk but its log; the limit only guards against a runaway log.
+                requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '64Mi' },
+                limits: { cpu: '1', memory: '512Mi', 'ephemeral-storage': '1Gi' },
+              }),
             ],
           },
         },

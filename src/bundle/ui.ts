@@ -2,7 +2,8 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
 import { PRODUCT } from '../core/names';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../core/security';
+import { restrictedPodSecurityContext } from '../core/security';
+import { IMAGE_UID, imageContainer } from './image-container';
 import { PolicyRule } from './rbac';
 
 export interface GuitarUiOptions {
@@ -26,7 +27,6 @@ export interface GuitarUiProps extends GuitarUiOptions {
 
 export const UI_NAME = 'guitar-ui';
 export const UI_PORT = 8080;
-const UID = 65532;
 
 /**
  * What the UI may do: exactly list, watch, read, add and delete guitars, or, behind an
@@ -79,27 +79,21 @@ export class GuitarUi extends Construct {
           spec: {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true,
-            securityContext: restrictedPodSecurityContext(UID),
+            securityContext: restrictedPodSecurityContext(IMAGE_UID),
             affinity: {
               podAntiAffinity: {
                 preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
               },
             },
             containers: [
-              {
+              imageContainer({
                 name: 'ui',
                 image: props.image,
-                imagePullPolicy: 'IfNotPresent',
                 args,
-                ports: [{ name: 'http', containerPort: UI_PORT, protocol: 'TCP' }],
-                livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 20 },
-                readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
-                resources: {
-                  requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('96Mi'), 'ephemeral-storage': k8s.Quantity.fromString('16Mi') },
-                  limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi'), 'ephemeral-storage': k8s.Quantity.fromString('256Mi') },
-                },
-                securityContext: restrictedContainerSecurityContext(UID),
-              },
+                port: UI_PORT,
+                requests: { cpu: '50m', memory: '96Mi', 'ephemeral-storage': '16Mi' },
+                limits: { cpu: '500m', memory: '256Mi', 'ephemeral-storage': '256Mi' },
+              }),
             ],
           },
         },
