@@ -167,9 +167,7 @@ const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  const stale = [...ctx.watches.children.values()].flatMap((informer) =>
-    [...informer.cache.values()].filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson)),
-  );
+  const stale = ctx.watches.childrenOf(labels).filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
     log.info('pruned a child no longer rendered', { child: describeChild(child) });

@@ -1,7 +1,8 @@
 import { CacheReader, Collection, KubeJson, Query } from '../core/kind';
 import { collectionPath, labelSelector, ResolvedCollection } from '../kube/discovery';
 import { KubeObject, objectKey } from '../kube/objects';
-import { Informer } from './informer';
+import { ChangeType, Informer } from './informer';
+import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { Logger } from './log';
 
 /** How long a reconcile waits for a new watch's first LIST before it reports why not. */
@@ -36,6 +37,8 @@ export class KindWatches implements CacheReader {
   /** Children and whole related collections by `apiGroup/resource`, for reads. */
   private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer }>();
   private readonly queries = new Map<string, SharedQuery>();
+  /** Cached children by their owner labels (see childrenOf). */
+  private readonly byOwner = new Map<string, Map<string, KubeObject>>();
   private readonly queriesOf = new Map<string, Set<string>>();
   private readonly resolved = new Map<string, { collection: ResolvedCollection; metadataOnly: boolean }>();
   private started = false;
@@ -49,7 +52,10 @@ export class KindWatches implements CacheReader {
   /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
   addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
     const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), labelSelector: selector }, this.log);
-    informer.on((_type, child) => this.events.child(child));
+    informer.on((type, child, previous) => {
+      this.index(type, child, previous);
+      this.events.child(child);
+    });
     this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
   }
@@ -113,6 +119,24 @@ export class KindWatches implements CacheReader {
     this.queriesOf.delete(owner);
   }
 
+  /**
+   * The cached children whose owner labels name this owner, from an index kept with the
+   * caches: a reconcile looks at its own children, not at every child of the kind.
+   */
+  childrenOf(ownerLabels: Readonly<Record<string, string>>): KubeObject[] {
+    return [...(this.byOwner.get(ownerIndexKey(ownerLabels)) ?? new Map()).values()];
+  }
+
+  private index(type: ChangeType, child: KubeObject, previous?: KubeObject): void {
+    const id = `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
+    if (previous) this.byOwner.get(ownerIndexKey(previous.metadata.labels))?.delete(id);
+    if (type === 'deleted') return;
+    const key = ownerIndexKey(child.metadata.labels);
+    let children = this.byOwner.get(key);
+    if (!children) this.byOwner.set(key, (children = new Map()));
+    children.set(id, child);
+  }
+
   /** How many label-selected watches run for owners' queries (for tests and metrics). */
   get queryWatches(): number {
     return this.queries.size;
@@ -165,4 +189,10 @@ export class KindWatches implements CacheReader {
 
 function apiGroupOf(collection: ResolvedCollection): string {
   return collection.groupVersion.includes('/') ? collection.groupVersion.split('/')[0] : '';
+}
+
+/** An owner's name and namespace as its children's labels carry them. */
+function ownerIndexKey(labels: unknown): string {
+  const l = (labels ?? {}) as Record<string, string>;
+  return `${l[OWNER_NAMESPACE_LABEL] ?? ''}/${l[OWNER_NAME_LABEL] ?? ''}`;
 }

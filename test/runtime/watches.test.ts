@@ -51,6 +51,26 @@ describe('KindWatches: shared label-selected watches of related collections', ()
     expect(watches.queryWatches).toBe(0);
   });
 
+  it('finds an owner\u2019s children by their owner labels, and follows relabelling and deletion', async () => {
+    const children = new KindWatches(rest, { child: () => undefined, related: () => undefined }, log);
+    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=children', namespace);
+    children.start();
+    await children.waitForSync();
+    const owner = (name: string) => ({ 'cdk8s-operators.io/owner-name': name, 'cdk8s-operators.io/owner-namespace': namespace });
+    const child = (name: string, ownerName: string) => configMap(name, { 'test-kind': 'children', ...owner(ownerName) });
+    await objects.apply(child('a-1', 'a'));
+    await objects.apply(child('a-2', 'a'));
+    await objects.apply(child('b-1', 'b'));
+    const names = (ownerName: string) => children.childrenOf(owner(ownerName)).map((c) => c.metadata.name).sort();
+    await eventually('three children cached', async () => (names('a').length + names('b').length === 3 ? true : undefined));
+    expect([names('a'), names('b')]).toEqual([['a-1', 'a-2'], ['b-1']]);
+    await objects.apply(child('a-2', 'b'));
+    await objects.delete(child('a-1', 'a'));
+    await eventually('the index to follow', async () => (names('a').length === 0 && names('b').length === 2 ? true : undefined));
+    expect(names('b')).toEqual(['a-2', 'b-1']);
+    children.stop();
+  });
+
   it('refuses to read a collection the kind never declared', () => {
     expect(() => watches.list({ apiGroup: 'apps', resource: 'deployments' })).toThrow('apps/deployments is not watched for this kind: declare it in manages or watches');
   });
