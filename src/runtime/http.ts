@@ -13,6 +13,8 @@ export interface HealthServerOptions {
   readonly ready: () => boolean;
   /** Whether the process is healthy; false makes the kubelet restart it: GET /healthz. Default: always true. */
   readonly live?: () => boolean;
+  /** More exposition text after `metrics`: the process and runtime metrics (see processMetrics). */
+  readonly processMetrics?: () => Promise<string>;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -70,7 +72,14 @@ export class HealthServer {
 const ROUTES: Record<string, (options: HealthServerOptions, res: ServerResponse) => void> = {
   '/healthz': (o, res) => ((o.live?.() ?? true) ? send(res, 200, TEXT, 'ok') : send(res, 503, TEXT, 'not live')),
   '/readyz': (o, res) => (o.ready() ? send(res, 200, TEXT, 'ok') : send(res, 503, TEXT, 'not ready')),
-  '/metrics': (o, res) => send(res, 200, EXPOSITION, o.metrics.render()),
+  '/metrics': (o, res) => {
+    const own = o.metrics.render();
+    if (!o.processMetrics) return send(res, 200, EXPOSITION, own);
+    o.processMetrics().then(
+      (process) => send(res, 200, EXPOSITION, own + process),
+      (err: Error) => send(res, 500, TEXT, `/metrics failed: ${err.message}`),
+    );
+  },
 };
 
 function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {

@@ -7,7 +7,7 @@ import { Controller } from './controller';
 import { HealthServer } from './http';
 import { LeaderElector } from './leader';
 import { createLogger, LogLevel } from './log';
-import { Metrics } from './metrics';
+import { Metrics, processMetrics } from './metrics';
 
 const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
@@ -57,7 +57,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   }, log, metrics);
 
   let elector: LeaderElector | undefined;
-  const http = new HealthServer({ port: options['http-port'] as number, metrics, ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
+  const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
   const port = await http.start();
   log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), leaderElection: options['leader-election'] });
 

@@ -1,6 +1,9 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
 /**
  * A tiny Prometheus registry: counters, gauges and histograms rendered in the text exposition
- * format 0.0.4. Small enough to read in one sitting, so the controller needs no metrics dependency.
+ * format 0.0.4, for the controller's own metrics (synchronous, deterministic output the tests
+ * compare exactly). The process and runtime metrics come from prom-client (processMetrics).
  */
 
 export type Labels = Record<string, string>;
@@ -186,4 +189,16 @@ function formatNumber(n: number): string {
   if (n === Infinity) return '+Inf';
   if (n === -Infinity) return '-Inf';
   return String(n);
+}
+
+/**
+ * The standard process and runtime metrics as the ecosystem's Prometheus client for Node
+ * collects them (process_resident_memory_bytes, process_cpu_seconds_total,
+ * nodejs_eventloop_lag_seconds, nodejs_gc_duration_seconds, heap sizes, ...), so the
+ * controller's own cost shows beside its work. Start it once per process: it observes GC.
+ */
+export function processMetrics(): () => Promise<string> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return () => registry.metrics();
 }

@@ -153,6 +153,11 @@ describe('the controller process', () => {
     expect(metrics).toMatch(/^cdk8s_operators_reconciles_total\{kind="ExchangeRate",result="success"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^cdk8s_operators_reconcile_duration_seconds_count\{kind="Guitar"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^cdk8s_operators_workqueue_depth \d+$/m);
+    // The process's own cost, as prom-client's default metrics report it.
+    for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(metrics).toMatch(new RegExp(`^${name} [0-9.e+-]+$`, 'm'));
+    }
+    expect(metrics).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram$/m);
   });
 
   it('logs JSON lines that name the object', () => {
