@@ -18,6 +18,7 @@ import { CONTROLLER_OPTIONS } from '../src/runtime/main';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
 import { ControllerChild, installCrds, startController } from './setup';
+import { Watched } from './watched';
 import {
   byLabel,
   fixed,
@@ -45,7 +46,6 @@ const OPTIONS: OptionSpec[] = [
   { name: 'resync-period', type: 'duration', default: '1m', description: 'Figures A and B: the controller\u2019s --resync-period, short so every object is resynced in the window.' },
   { name: 'memory-objects', type: 'list', default: '1000,10000', description: 'Figure C: ExchangeRate counts at which the controller\u2019s RSS is sampled.' },
   { name: 'memory-settle', type: 'duration', default: '30s', description: 'Figure C: wait after all objects are Ready before sampling RSS (sampled each second over the last 10 s).' },
-  { name: 'poll', type: 'duration', default: '500ms', description: 'Figure A: pause between the LISTs that watch for Ready.' },
 ];
 
 const NS = 'bench';
@@ -68,7 +68,6 @@ interface Params {
   readonly resyncMs: number;
   readonly memoryObjects: number[];
   readonly memorySettleMs: number;
-  readonly pollMs: number;
 }
 
 type ExchangeRate = KubeObject & {
@@ -125,7 +124,6 @@ function paramsOf(values: Record<string, unknown>): Params {
     resyncMs: values['resync-period'] as number,
     memoryObjects: [...new Set(memoryObjects)].sort((a, b) => a - b),
     memorySettleMs: values['memory-settle'] as number,
-    pollMs: values.poll as number,
   };
 }
 
@@ -187,7 +185,6 @@ class Bench {
         idle: durationText(params.idleMs),
         resyncPeriod: durationText(params.resyncMs),
         memorySettle: durationText(params.memorySettleMs),
-        poll: durationText(params.pollMs),
         controllers: this.controllers.map((c) => ({ label: c.label, args: c.args.map((a) => a.replace(this.workDir, '<workdir>')) })),
       },
       figureA: throughput,
@@ -229,7 +226,7 @@ class Bench {
       const directCreatedS = await this.createConfigMaps(objects);
       await this.cleanNamespace();
       log(`figure A, run ${run}/${repeat}: ${objects} ExchangeRates until all are Ready`);
-      const er = await this.createExchangeRatesUntilReady(controller, 0, objects, this.params.pollMs);
+      const er = await this.createExchangeRatesUntilReady(controller, 0, objects);
       runs.push({ run, directCreatedS, exchangeRatesCreatedS: er.createdS, exchangeRatesReadyS: er.readyS });
       log(`  direct ${fixed(directCreatedS)} s; ExchangeRates created in ${fixed(er.createdS)} s, all Ready after ${fixed(er.readyS)} s`);
       // The last run's objects stay, Ready, for figure B.
@@ -252,35 +249,36 @@ class Bench {
   }
 
   /**
-   * Creates ExchangeRates er-<from>..er-<to - 1> and waits, LISTing every `pollMs`, until all
-   * `to` of them are Ready=True with observedGeneration == generation. Times from the first create.
+   * Creates ExchangeRates er-<from>..er-<to - 1> and waits, through a watch, until all `to` of
+   * them are Ready=True with observedGeneration == generation. Times from the first create.
    */
-  private async createExchangeRatesUntilReady(controller: RunningController, from: number, to: number, pollMs: number) {
-    const start = performance.now();
-    let createdS: number | undefined;
-    let createError: unknown;
-    const creating = forEachLimited(to - from, this.params.concurrency, (i) => this.create(exchangeRate(from + i))).then(
-      () => void (createdS = secondsSince(start)),
-      (err) => void (createError = err),
-    );
-    let lastProgress = performance.now();
-    await waitUntil(`${to} ExchangeRates to be Ready with observedGeneration == generation (controller log: ${controller.process.logFile})`, readyTimeoutMs(to - from), pollMs, async () => {
+  private async createExchangeRatesUntilReady(controller: RunningController, from: number, to: number) {
+    const watched = new Watched<ExchangeRate>(this.rest, ER_PATH, isReadyAndCurrent);
+    await watched.start();
+    try {
+      const start = performance.now();
+      let createdS: number | undefined;
+      let createError: unknown;
+      const creating = forEachLimited(to - from, this.params.concurrency, (i) => this.create(exchangeRate(from + i))).then(
+        () => void (createdS = secondsSince(start)),
+        (err) => void (createError = err),
+      );
+      let lastProgress = performance.now();
+      await watched.until(`${to} ExchangeRates to be Ready with observedGeneration == generation (controller log: ${controller.process.logFile})`, to, readyTimeoutMs(to - from), () => {
+        if (createError) throw createError;
+        controller.assertAlive();
+        if (performance.now() - lastProgress > PROGRESS_EVERY_MS) {
+          lastProgress = performance.now();
+          log(`  ${watched.counts.matching}/${to} Ready, ${watched.counts.exist} exist, ${fixed(secondsSince(start), 0)} s`);
+        }
+      });
+      const readyS = secondsSince(start);
+      await creating;
       if (createError) throw createError;
-      controller.assertAlive();
-      const items = (await this.list(ER_PATH)) as ExchangeRate[] | undefined;
-      if (!items) return undefined;
-      const ready = items.filter(isReadyAndCurrent).length;
-      if (ready === to && items.length === to) return true;
-      if (performance.now() - lastProgress > PROGRESS_EVERY_MS) {
-        lastProgress = performance.now();
-        log(`  ${ready}/${to} Ready, ${items.length} exist, ${fixed(secondsSince(start), 0)} s`);
-      }
-      return undefined;
-    });
-    const readyS = secondsSince(start);
-    await creating;
-    if (createError) throw createError;
-    return { createdS: createdS!, readyS };
+      return { createdS: createdS!, readyS };
+    } finally {
+      watched.stop();
+    }
   }
 
   // ---- Figure B ----
@@ -341,8 +339,7 @@ class Bench {
     let have = 0;
     for (const count of this.params.memoryObjects) {
       log(`figure C: ${count} ExchangeRates (adding ${count - have})`);
-      // Not timed: poll less often so 10,000-item LISTs do not load the API server the controller is using.
-      await this.createExchangeRatesUntilReady(controller, have, count, Math.max(this.params.pollMs, 2000));
+      await this.createExchangeRatesUntilReady(controller, have, count);
       have = count;
       samples.push(await this.sampleMemory(controller, count));
     }
@@ -494,7 +491,7 @@ function jsonLines(file: string): Record<string, unknown>[] {
 function report(results: Record<string, unknown>): string {
   const r = results as {
     machine: Awaited<ReturnType<Bench['machine']>>;
-    parameters: Params & { idle: string; resyncPeriod: string; memorySettle: string; poll: string };
+    parameters: Params & { idle: string; resyncPeriod: string; memorySettle: string };
     figureA: Awaited<ReturnType<Bench['figureA']>>;
     figureB: Awaited<ReturnType<Bench['figureB']>>;
     figureC: Awaited<ReturnType<Bench['figureC']>>;
@@ -508,7 +505,7 @@ function report(results: Record<string, unknown>): string {
       ['Machine', `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, ${m.kernel}`],
       ['Software', `Node ${m.node}, kube-apiserver ${m.kubeApiServer} (private control plane on 127.0.0.1, etcd without fsync)`],
       ['Parameters', `--objects ${p.objects} --repeat ${p.repeat} --concurrency ${p.concurrency} --workers ${p.workers} --resync-period ${p.resyncPeriod}`],
-      ['', `--idle ${p.idle} --memory-objects ${p.memoryObjects.join(',')} --memory-settle ${p.memorySettle} --poll ${p.poll}`],
+      ['', `--idle ${p.idle} --memory-objects ${p.memoryObjects.join(',')} --memory-settle ${p.memorySettle}`],
     ]),
     '',
     `Figure A: throughput, ${p.objects} objects created ${p.concurrency} at a time, ${p.repeat} runs (seconds; objects/s at the median)`,
@@ -518,7 +515,7 @@ function report(results: Record<string, unknown>): string {
       row('ExchangeRates created (POSTs returned)', a.exchangeRatesCreatedS),
       row('ExchangeRates all Ready, observedGeneration current', a.exchangeRatesReadyS),
     ]),
-    `Ratio controller/direct (median Ready / median direct): ${fixed(a.ratioReadyToDirect)}×  (Ready is seen by a LIST every ${p.poll}: up to that much later)`,
+    `Ratio controller/direct (median Ready / median direct): ${fixed(a.ratioReadyToDirect)}×  (Ready is seen through a watch)`,
     '',
     `Figure B: idle writes, ${b.exchangeRates} ExchangeRates Ready, ${fixed(b.windowS / 60, 1)} min window, --resync-period ${p.resyncPeriod}`,
     table([

@@ -1,10 +1,6 @@
 import { resolve } from 'node:path';
-import { runDiff } from './diff-command';
-import { KINDS } from './kinds';
-import { InputError, renderFile } from './render-command';
+import { InputError } from './render-command';
 import { OptionError } from './runtime/config';
-import { runController } from './runtime/main';
-import { runUi } from './ui/main';
 
 const USAGE = `usage: cdk8s-operators <command> [options]
 
@@ -16,6 +12,11 @@ commands:
 
 options:
   -h, --help         show this help`;
+
+/* eslint-disable @typescript-eslint/no-require-imports -- each command loads only its own modules
+   (a require, not an import(), which would go through the ES module loader): the controller
+   starts without the UI's web server or the diff's parser, and the UI without the kinds. */
+const kinds = () => (require('./kinds') as typeof import('./kinds')).KINDS;
 
 /** Runs one CLI invocation; returns the exit code. */
 export async function main(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
@@ -33,13 +34,14 @@ export async function main(args: string[], out: (text: string) => void, err: (te
       const flag = rest.findIndex((a) => a === '-f' || a === '--file');
       const file = flag >= 0 ? rest[flag + 1] : undefined;
       if (!file) throw new InputError('render needs -f <file> (or -f - for standard input)');
-      out(renderFile(file, KINDS));
+      const { renderFile } = require('./render-command') as typeof import('./render-command');
+      out(renderFile(file, kinds()));
       return 0;
     }
     // Resolved from lib/src/cli.js: TypeScript resources in a folder are read compiled from lib/.
-    if (command === 'diff') return await runDiff(rest, resolve(__dirname, '..', '..'), KINDS, out, err);
-    if (command === 'controller') return await runController(rest, process.env, KINDS);
-    if (command === 'ui') return await runUi(rest, process.env);
+    if (command === 'diff') return await (require('./diff-command') as typeof import('./diff-command')).runDiff(rest, resolve(__dirname, '..', '..'), kinds(), out, err);
+    if (command === 'controller') return await (require('./runtime/main') as typeof import('./runtime/main')).runController(rest, process.env, kinds());
+    if (command === 'ui') return await (require('./ui/main') as typeof import('./ui/main')).runUi(rest, process.env);
     throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
   } catch (e) {
     if (e instanceof InputError || e instanceof OptionError) {

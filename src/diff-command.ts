@@ -1,6 +1,5 @@
-import * as k8s from '@kubernetes/client-node';
 import { Command, CommanderError } from 'commander';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { AnyKind } from './core/kind';
@@ -8,6 +7,8 @@ import { PRODUCT } from './core/names';
 import { planResource, ResourcePlan } from './diff/plan';
 import { FieldChange } from './diff/fields';
 import { Instance, InstancesError, loadInstances, loadManifests } from './gitops/instances';
+import { KubeConnection } from './kube/connection';
+import { KubeConfigError, loadKubeConnection } from './kube/kubeconfig';
 import { ObjectClient } from './kube/objects';
 import { KubeError, KubeRest } from './kube/rest';
 import { InputError, readInput } from './render-command';
@@ -71,16 +72,12 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function kubeConfig(path: string | undefined): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
+async function kubeConnection(path: string | undefined): Promise<KubeConnection> {
   try {
-    if (path) kc.loadFromString(readFileSync(path, 'utf8'));
-    else kc.loadFromDefault();
+    return await loadKubeConnection({ kubeconfig: path }, process.env);
   } catch (e) {
-    throw new InputError(`cannot load the kubeconfig ${path ?? '(default)'}: ${(e as Error).message}`);
+    throw e instanceof KubeConfigError ? new InputError(e.message) : e;
   }
-  if (!kc.getCurrentCluster()) throw new InputError(`the kubeconfig ${path ?? '(default)'} has no current cluster`);
-  return kc;
 }
 
 function show(value: unknown): string {
@@ -134,8 +131,7 @@ export async function runDiff(args: string[], root: string, kinds: readonly AnyK
   const options = command.opts<DiffOptions>();
   try {
     const instances = resourcesToDiff(options, root, kinds);
-    const kc = kubeConfig(options.kubeconfig);
-    const rest = new KubeRest(kc, (method) => {
+    const rest = new KubeRest(await kubeConnection(options.kubeconfig), (method) => {
       if (method !== 'GET') throw new Error(`diff is read-only, yet tried to send ${method}`);
     });
     const objects = new ObjectClient(rest, `${PRODUCT}-diff`);

@@ -4,7 +4,7 @@ import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
 import { Instance, instanceName } from '../gitops/instances';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
-import { isNotFound, KubeError } from '../kube/rest';
+import { KubeError } from '../kube/rest';
 import { changedFields, differences, FieldChange } from './fields';
 
 export type Action = 'created' | 'changed' | 'unchanged' | 'pruned';
@@ -40,10 +40,6 @@ function identity(o: Pick<Manifest, 'apiVersion' | 'kind' | 'metadata'>): string
   return `${o.apiVersion}/${o.kind}/${objectKey(o)}`;
 }
 
-async function getOrUndefined<T extends KubeObject>(objects: ObjectClient, object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<T | undefined> {
-  return objects.get<T>(object).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
-}
-
 /** The spec as the controller sees it (validated, defaults filled in), so that a default the API server filled in is not a change. */
 function normalizedSpec(kind: AnyKind, object: Record<string, unknown>): { spec: unknown; path: string } {
   const { spec, path } = kind.specOf ? kind.specOf(object) : { spec: object.spec, path: 'spec' };
@@ -61,7 +57,7 @@ function normalizedSpec(kind: AnyKind, object: Record<string, unknown>): { spec:
  */
 export async function planResource(objects: ObjectClient, instance: Instance): Promise<ResourcePlan> {
   const { kind, object, children } = instance;
-  const live = await getOrUndefined<Live>(objects, object);
+  const live = await objects.find<Live>(object);
   const notes: string[] = [];
   let changes: FieldChange[] = [];
   if (live) {
@@ -74,7 +70,7 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
   for (const child of children) {
     const desired = live ? withOwner(child, live, kind) : child;
     rendered.add(identity(desired));
-    const current = await getOrUndefined(objects, desired);
+    const current = await objects.find(desired);
     const fields = current ? changedFields(desired, current) : [];
     plans.push({ name: childName(desired), action: !current ? 'created' : fields.length ? 'changed' : 'unchanged', changes: fields, secret: desired.kind === 'Secret' });
   }

@@ -93,6 +93,11 @@ export class ObjectClient {
     return this.rest.request<T>('GET', await this.paths.path(object));
   }
 
+  /** The live object, or undefined when there is none. */
+  async find<T extends KubeObject>(object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<T | undefined> {
+    return this.rest.request<T | undefined>('GET', await this.paths.path(object), { notFoundAsUndefined: true });
+  }
+
   async delete(object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<void> {
     await this.rest.request('DELETE', await this.paths.path(object), { body: { propagationPolicy: 'Background' } });
   }

@@ -1,6 +1,7 @@
-import * as k8s from '@kubernetes/client-node';
-import { fetch } from 'undici';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { request as undiciRequest } from 'undici';
 import { projectVersion } from '../bundle/version';
+import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
 /**
  * Unstructured access to the API server: our JSON goes on the wire exactly as rendered.
@@ -11,56 +12,58 @@ import { projectVersion } from '../bundle/version';
  * client-node 2.0.1 against kube-apiserver 1.36).
  */
 export class KubeRest {
-  private readonly server: string;
-  /**
-   * The client builds a new connection pool on every applySecurityAuthentication, which
-   * would open a new TLS connection per request (measured: 139 creates/s instead of 531).
-   * The TLS settings come from the kubeconfig and do not change, so the first pool serves all.
-   */
-  private dispatcher?: unknown;
+  readonly connection: KubeConnection;
   /** How the API server's audit log tells our requests from anyone else's (undici's own otherwise). */
   private readonly userAgent = `cdk8s-operators/${projectVersion()}`;
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    /** See loadKubeConnection; a client-node KubeConfig is taken too (tests and tools hold one). */
+    source: KubeConnection | KubeConfig,
     /** Told of every request before it is sent (metrics count them). */
     private readonly onRequest?: (method: string) => void,
   ) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    this.server = cluster.server.replace(/\/$/, '');
+    this.connection = isClientNodeConfig(source) ? clientNodeConnection(source) : source;
   }
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const response = await this.send(method, path, { ...options, signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
-    const text = await response.text();
+    const body = await this.send(method, path, { ...options, signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+    if (!body) return undefined as T;
+    const text = await body.text();
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
   /** A GET whose body is read as it arrives (a watch); fails like `request` on an error status. */
   async stream(path: string, query: Record<string, string | undefined>, signal: AbortSignal, accept?: string): Promise<AsyncIterable<Uint8Array>> {
-    const response = await this.send('GET', path, { query, signal, accept });
-    if (!response.body) throw new KubeError('GET', path, response.status, 'no body');
-    return response.body;
+    return (await this.send('GET', path, { query, signal, accept }))!;
   }
 
+  /**
+   * undici's request(), not fetch(): the WHATWG Request, Headers and web streams fetch builds
+   * for every call were most of the controller's own CPU (measured with --cpu-prof).
+   */
   private async send(method: string, path: string, options: RequestOptions & { signal: AbortSignal }) {
     this.onRequest?.(method);
-    const url = new URL(this.server + path);
+    const url = new URL(this.connection.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
-    const ctx = new k8s.RequestContext(url.toString(), method as k8s.HttpMethod);
-    await this.kc.applySecurityAuthentication(ctx);
-    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: options.accept ?? 'application/json', 'user-agent': this.userAgent };
+    const { headers: credentials, dispatcher } = await this.connection.prepare();
+    const headers: Record<string, string> = { ...credentials, accept: options.accept ?? 'application/json', 'user-agent': this.userAgent };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    const response = await fetch(url, {
-      method,
+    const response = await undiciRequest(url, {
+      method: method as 'GET',
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      dispatcher: (this.dispatcher ??= ctx.getDispatcher()) as never,
+      dispatcher,
       signal: options.signal,
+      // A watch may be quiet for minutes; the signal bounds every request instead.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
-    if (!response.ok) throw new KubeError(method, url.pathname, response.status, await response.text());
-    return response;
+    if (response.statusCode === 404 && options.notFoundAsUndefined) {
+      await response.body.dump();
+      return undefined;
+    }
+    if (response.statusCode >= 300) throw new KubeError(method, url.pathname, response.statusCode, await response.body.text());
+    return response.body;
   }
 }
 
@@ -71,6 +74,8 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** The Accept header, e.g. to ask for metadata only; JSON by default. */
   readonly accept?: string;
+  /** Answer a 404 with undefined rather than a KubeError: cheaper where absence is expected. */
+  readonly notFoundAsUndefined?: boolean;
 }
 
 /** A failed request, with the API server's own Status message when it sent one. */

@@ -71,6 +71,7 @@ export class Controller {
     this.stopping = true;
     this.queue.shutDown();
     await Promise.allSettled(this.running);
+    await Promise.all([...this.contexts.values()].map((ctx) => ctx.events.flush()));
     for (const informer of this.informers) informer.stop();
   }
 

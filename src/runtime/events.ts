@@ -6,8 +6,14 @@ import { Logger } from './log';
 
 export const REPORTING_CONTROLLER = 'cdk8s-operators.io/controller';
 
-/** Records Kubernetes Events (events.k8s.io/v1) about our objects; a failure to record is logged, never fatal. */
+/**
+ * Records Kubernetes Events (events.k8s.io/v1) about our objects; a failure to record is logged,
+ * never fatal. Like client-go's recorder it sends them in the background: a reconcile does not
+ * wait for its Event, so the next object need not either.
+ */
 export class EventRecorder {
+  private readonly sending = new Set<Promise<void>>();
+
   constructor(
     private readonly rest: KubeRest,
     private readonly kind: AnyKind,
@@ -16,7 +22,7 @@ export class EventRecorder {
     private readonly log: Logger,
   ) {}
 
-  async record(resource: CustomResource, type: 'Normal' | 'Warning', reason: string, note: string): Promise<void> {
+  record(resource: CustomResource, type: 'Normal' | 'Warning', reason: string, note: string): void {
     // Events of a cluster-scoped object live in the default namespace, as kubectl expects.
     const namespace = resource.metadata.namespace ?? 'default';
     const event = {
@@ -32,10 +38,18 @@ export class EventRecorder {
       type,
       regarding: { apiVersion: apiVersionOf(this.kind), kind: this.kind.kind, name: resource.metadata.name, namespace: resource.metadata.namespace, uid: resource.metadata.uid },
     };
-    try {
-      await this.rest.request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event });
-    } catch (err) {
-      this.log.warn('could not record an event', { reason, error: err as Error });
-    }
+    const sent = this.rest
+      .request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event })
+      .then(
+        () => undefined,
+        (err: Error) => this.log.warn('could not record an event', { reason, error: err }),
+      )
+      .finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
+  }
+
+  /** Resolves once every Event recorded so far has been sent (or has failed). */
+  async flush(): Promise<void> {
+    await Promise.all(this.sending);
   }
 }

@@ -1,6 +1,6 @@
-import * as k8s from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { AnyKind } from '../core/kind';
+import { loadKubeConnection } from '../kube/kubeconfig';
 import { KubeRest } from '../kube/rest';
 import { helpText, OptionError, OptionSpec, OptionValues, parseOptions } from './config';
 import { Controller } from './controller';
@@ -45,7 +45,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const kinds = selectKinds(allKinds, options);
   const metrics = new Metrics();
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
-  const rest = new KubeRest(kubeConfig(options, env), (method) => requests.inc({ method }));
+  const rest = new KubeRest(await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env), (method) => requests.inc({ method }));
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   const controller = new Controller(rest, {
     kinds,
@@ -96,12 +96,4 @@ function selectKinds(kinds: readonly AnyKind[], options: OptionValues): AnyKind[
   const unknown = wanted.filter((w) => !kinds.some((k) => k.plural === w));
   if (unknown.length) throw new Error(`--kinds: unknown kind(s) ${unknown.join(', ')}; expected some of ${kinds.map((k) => k.plural).join(', ')}`);
   return kinds.filter((k) => wanted.includes(k.plural));
-}
-
-function kubeConfig(options: OptionValues, env: NodeJS.ProcessEnv): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig as string);
-  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  return kc;
 }

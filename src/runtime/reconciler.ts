@@ -140,7 +140,7 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[])
 async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<KubeJson | undefined> {
   const cached = ctx.watches.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
   if (cached) return cached as KubeJson;
-  return ctx.objects.get<KubeJson>(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  return ctx.objects.find<KubeJson>(child);
 }
 
 /** Conflicts first, then a failed child, then children not ready yet; else Ready. */
@@ -200,6 +200,6 @@ async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyV
   await ctx.objects.rest.request('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {
-    await ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
+    ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
   }
 }

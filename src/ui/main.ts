@@ -1,4 +1,4 @@
-import * as k8s from '@kubernetes/client-node';
+import { loadKubeConnection } from '../kube/kubeconfig';
 import { helpText, OptionError, OptionSpec, parseOptions } from '../runtime/config';
 import { createLogger, LogLevel } from '../runtime/log';
 import { Identities } from './acting-as';
@@ -34,12 +34,9 @@ export async function runUi(args: string[], env: NodeJS.ProcessEnv): Promise<num
   if (userHeader !== undefined && !HEADER_NAME.test(userHeader)) throw new OptionError(`--user-header: expected an HTTP header name like X-Forwarded-User, got "${userHeader}"`);
 
   const log = createLogger({ level, base: { component: 'ui' } });
-  const kc = new k8s.KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig as string);
-  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
-  else kc.loadFromDefault();
+  const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
 
-  const { app } = await buildUiServer(new Identities(kc), { namespaces, userHeader, trustProxy: options['trust-proxy'] as boolean }, log);
+  const { app } = await buildUiServer(new Identities(connection), { namespaces, userHeader, trustProxy: options['trust-proxy'] as boolean }, log);
   await app.listen({ port: options.port as number, host: options.host as string });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

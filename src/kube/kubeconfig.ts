@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Agent } from 'undici';
+import { parse } from 'yaml';
+import { clientNodeConnection, KubeConnection } from './connection';
+
+/**
+ * Finds the cluster the way kubectl does and connects to it without @kubernetes/client-node,
+ * whose import alone costs the controller about 50 MiB of memory and 0.4 s of start-up for
+ * what is, in a Pod, a token file and a CA. Credentials that run code or talk to a cloud
+ * (exec and auth-provider plugins, proxy-url) are left to client-node, loaded only then.
+ */
+
+/** Where a Pod finds its ServiceAccount's token and the cluster's CA. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** Bound tokens rotate (kubelet refreshes them well before expiry); client-go reads the file again each minute too. */
+const TOKEN_REREAD_MS = 60_000;
+
+export class KubeConfigError extends Error {}
+
+export interface LoadOptions {
+  /** An explicit kubeconfig file (--kubeconfig); otherwise the Pod's identity, then $KUBECONFIG, then ~/.kube/config. */
+  readonly kubeconfig?: string;
+  /** For tests: where the in-cluster token and CA are. */
+  readonly serviceAccountDir?: string;
+}
+
+export async function loadKubeConnection(options: LoadOptions, env: NodeJS.ProcessEnv): Promise<KubeConnection> {
+  if (options.kubeconfig) return fromKubeconfigFiles([options.kubeconfig], true);
+  if (env.KUBERNETES_SERVICE_HOST) return inCluster(env, options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
+  const files = env.KUBECONFIG ? env.KUBECONFIG.split(':').filter(Boolean) : [join(homedir(), '.kube', 'config')];
+  return fromKubeconfigFiles(files, false);
+}
+
+function inCluster(env: NodeJS.ProcessEnv, dir: string): KubeConnection {
+  const host = env.KUBERNETES_SERVICE_HOST!;
+  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const ca = readFile(join(dir, 'ca.crt'), 'the in-cluster CA');
+  return tlsConnection(server, { ca }, tokenFile(join(dir, 'token')));
+}
+
+interface ClusterEntry {
+  server?: string;
+  'certificate-authority'?: string;
+  'certificate-authority-data'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'tls-server-name'?: string;
+  'proxy-url'?: string;
+}
+
+interface UserEntry {
+  token?: string;
+  tokenFile?: string;
+  'client-certificate'?: string;
+  'client-certificate-data'?: string;
+  'client-key'?: string;
+  'client-key-data'?: string;
+  username?: string;
+  password?: string;
+  as?: string;
+  'as-groups'?: string[];
+  exec?: unknown;
+  'auth-provider'?: unknown;
+}
+
+/** A file path in a kubeconfig is relative to that kubeconfig's folder. */
+type Located<T> = T & { readonly from: string };
+
+/**
+ * The files merged as kubectl merges $KUBECONFIG: the first file to name a context, cluster or
+ * user wins, and the first current-context set wins.
+ */
+async function fromKubeconfigFiles(files: readonly string[], explicit: boolean): Promise<KubeConnection> {
+  let currentContext: string | undefined;
+  const contexts = new Map<string, Located<{ cluster?: string; user?: string }>>();
+  const clusters = new Map<string, Located<ClusterEntry>>();
+  const users = new Map<string, Located<UserEntry>>();
+  const read: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      // kubectl skips a missing file of $KUBECONFIG; an explicit --kubeconfig must exist.
+      if (!explicit && (err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new KubeConfigError(`cannot load the kubeconfig ${file}: ${(err as Error).message}`);
+    }
+    read.push(file);
+    const from = dirname(resolve(file));
+    const doc = (parse(text) ?? {}) as Record<string, unknown>;
+    currentContext ??= (doc['current-context'] as string | undefined) || undefined;
+    // Entries are `{ name, <field>: {...} }`, e.g. `{ name: dev, cluster: { server: ... } }`.
+    const add = <T>(into: Map<string, Located<T>>, list: unknown, field: string) => {
+      for (const entry of (list ?? []) as Record<string, unknown>[]) {
+        const name = entry?.name as string | undefined;
+        if (name && !into.has(name)) into.set(name, { ...((entry[field] ?? {}) as T), from });
+      }
+    };
+    add(contexts, doc.contexts, 'context');
+    add(clusters, doc.clusters, 'cluster');
+    add(users, doc.users, 'user');
+  }
+  const where = (read.length ? read : files).join(':');
+  if (!read.length) throw new KubeConfigError(`no kubeconfig: ${where} does not exist; pass --kubeconfig, set KUBECONFIG, or run in a cluster`);
+  if (!currentContext) throw new KubeConfigError(`the kubeconfig ${where} has no current-context`);
+  const context = contexts.get(currentContext);
+  if (!context) throw new KubeConfigError(`the kubeconfig ${where}: current-context "${currentContext}" is not among its contexts`);
+  const cluster = context.cluster ? clusters.get(context.cluster) : undefined;
+  if (!cluster?.server) throw new KubeConfigError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
+  const user: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
+
+  if (user.exec || user['auth-provider'] || cluster['proxy-url']) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { KubeConfig } = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    kc.loadFromFile(read[0]);
+    if (read.length > 1) kc.loadFromDefault();
+    return clientNodeConnection(kc);
+  }
+
+  const pem = (data: string | undefined, path: string | undefined, what: string, base: string) =>
+    data ? Buffer.from(data, 'base64') : path ? readFile(resolve(base, path), what) : undefined;
+  const tls = {
+    ca: pem(cluster['certificate-authority-data'], cluster['certificate-authority'], 'the cluster CA', cluster.from),
+    cert: pem(user['client-certificate-data'], user['client-certificate'], 'the client certificate', user.from),
+    key: pem(user['client-key-data'], user['client-key'], 'the client key', user.from),
+    rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
+    servername: cluster['tls-server-name'],
+  };
+  const impersonation: Record<string, string> = user.as ? { 'Impersonate-User': user.as } : {};
+  // undici sends one header per name; the API server reads the comma-joined form of repeated headers too.
+  if (user['as-groups']?.length) impersonation['Impersonate-Group'] = user['as-groups'].join(',');
+  const credentials = user.tokenFile ? tokenFile(resolve(user.from, user.tokenFile)) : async () => authorization(user);
+  return tlsConnection(cluster.server.replace(/\/$/, ''), tls, async () => ({ ...(await credentials()), ...impersonation }));
+}
+
+function authorization(user: UserEntry): Record<string, string> {
+  if (user.token) return { authorization: `Bearer ${user.token}` };
+  if (user.username !== undefined && user.password !== undefined) return { authorization: `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}` };
+  return {};
+}
+
+/** A bearer token read from a file, read again once it is a minute old. */
+function tokenFile(path: string): () => Promise<Record<string, string>> {
+  let token = '';
+  let readAt = -Infinity;
+  return async () => {
+    if (performance.now() - readAt > TOKEN_REREAD_MS) {
+      token = readFile(path, 'the token').toString('utf8').trim();
+      readAt = performance.now();
+    }
+    return { authorization: `Bearer ${token}` };
+  };
+}
+
+interface TlsOptions {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
+/** One keep-alive pool per API server: TLS is negotiated once per connection, not per request. */
+function tlsConnection(server: string, tls: TlsOptions, headers: () => Promise<Record<string, string>>): KubeConnection {
+  const dispatcher = new Agent({ allowH2: false, connect: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) });
+  return {
+    server,
+    async prepare() {
+      return { headers: await headers(), dispatcher };
+    },
+  };
+}
+
+function readFile(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new KubeConfigError(`cannot read ${what} ${path}: ${(err as Error).message}`);
+  }
+}
