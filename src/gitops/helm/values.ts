@@ -26,7 +26,7 @@ image:
 # Controller replicas: one leads (a Lease), the others stand by to take over.
 replicas: ${values.replicas}
 
-# The controller container's requests and limits (cpu, memory, ephemeral-storage).
+# The controller container's requests and limits (quantities by resource name).
 resources:
 ${block(values.resources)}
 
@@ -58,9 +58,9 @@ const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
  * otherwise be ignored silently); `global` is what a parent chart passes to every subchart.
  */
 export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown> {
+  // Any resource name (hugepages-2Mi, vendor.com/gpu...); a quantity each.
   const quantities = {
     type: 'object',
-    propertyNames: { enum: ['cpu', 'memory', 'ephemeral-storage'] },
     additionalProperties: { oneOf: [{ type: 'string', pattern: QUANTITY }, { type: 'number', minimum: 0 }] },
   };
   const strict = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, required, properties });
