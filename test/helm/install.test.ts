@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -12,6 +13,18 @@ import { CHART, helm, helmTemplate } from './helm';
 type Crd = KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } };
 const RELEASE = 'cdk8s-operators';
 const EXCHANGE_RATES = 'exchangerates.operators.brennerm.github.io';
+const ROOT = join(__dirname, '..', '..');
+
+/** `npm run synth -- --helm-instances --examples` into a folder of its own: a chart carrying resources (the examples only). */
+function chartWithResources(): string {
+  const out = mkdtempSync(join(tmpdir(), 'helm-resources-'));
+  mkdirSync(join(out, 'none'));
+  const env = { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
+  const synth = spawnSync('bash', [join(ROOT, 'scripts', 'synth.sh'), '--helm-instances', '--examples', '--instances', join(out, 'none'), '--output', join(out, 'dist')], { cwd: ROOT, env, encoding: 'utf8' });
+  if (synth.status !== 0) throw new Error(`synth failed: ${synth.stderr}`);
+  return join(out, 'dist', 'helm');
+}
+
 const rate = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name, namespace: 'default' }, spec });
 
 /**
@@ -25,6 +38,7 @@ describe('helm install, upgrade and uninstall of dist/helm', () => {
   let plane: ControlPlaneState;
   let rest: KubeRest;
   let objects: ObjectClient;
+  let withResources: string;
   const run = (...args: string[]) => helm([...args, '--namespace', 'default'], plane.kubeconfig);
   /** Creates with fieldValidation=Strict: an unknown field fails the request, naming it, instead of being dropped. */
   const createStrict = async (object: KubeObject) => rest.request<KubeObject>('POST', await objects.paths.path(object, false), { body: object, query: { fieldValidation: 'Strict' } });
@@ -37,6 +51,7 @@ describe('helm install, upgrade and uninstall of dist/helm', () => {
     kc.loadFromFile(plane.kubeconfig);
     rest = new KubeRest(kc);
     objects = new ObjectClient(rest, 'helm-tests');
+    withResources = chartWithResources();
   }, 180_000);
 
   afterAll(async () => {
@@ -49,6 +64,14 @@ describe('helm install, upgrade and uninstall of dist/helm', () => {
     expect(install.stderr).toContain("at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'");
     expect(run('list', '--all', '--short').stdout).not.toContain('bad');
     await expect(objects.get({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'cdk8s-operators' } })).rejects.toThrow(/HTTP 404/);
+  });
+
+  it('refuses a chart with resources (--helm-instances) on a cluster without the CRDs, creating nothing', () => {
+    // Helm maps every object of a release to the API before it creates any, so CRDs and resources of theirs cannot come in one first install.
+    const install = run('install', 'too-early', withResources);
+    expect(install.code).not.toBe(0);
+    expect(install.stderr).toMatch(/no matches for kind "ExchangeRate".*ensure CRDs are installed first/s);
+    expect(run('list', '--all', '--short').stdout).not.toContain('too-early');
   });
 
   it('installs every object of the chart, and prints the NOTES', async () => {
@@ -100,12 +123,23 @@ describe('helm install, upgrade and uninstall of dist/helm', () => {
     expect((await objects.get<KubeObject & { spec: unknown }>(created)).spec).toMatchObject({ currency: 'USD', note: 'for the report' });
   });
 
+  it('adds the resources of a chart built with --helm-instances at the next upgrade, once the CRDs exist', async () => {
+    const upgrade = run('upgrade', RELEASE, withResources, '--reuse-values');
+    expect(upgrade.stderr).toBe('');
+    expect(upgrade.code).toBe(0);
+    const examples = helm(['template', RELEASE, withResources, '--show-only', 'templates/3-examples.k8s.yaml']);
+    const declared = parseAllDocuments(examples.stdout).map((d) => d.toJS() as KubeObject);
+    expect(declared.length).toBeGreaterThan(1);
+    for (const object of declared) await expect(objects.get(object)).resolves.toMatchObject({ kind: object.kind, metadata: { name: object.metadata.name } });
+  });
+
   it('uninstalls the operator but keeps the CRDs, and with them the resources', async () => {
     const uninstall = run('uninstall', RELEASE);
     expect(uninstall.code).toBe(0);
     expect(uninstall.stdout + uninstall.stderr).toMatch(/kept due to the resource policy/);
-    expect(await crdSpecFields()).toContain('note');
-    await expect(objects.get(rate('after', {}))).resolves.toMatchObject({ spec: { note: 'for the report' } });
+    const crds = helmTemplate().filter((o) => o.kind === 'CustomResourceDefinition');
+    for (const crd of crds) await expect(objects.get(crd)).resolves.toMatchObject({ metadata: { name: crd.metadata.name } });
+    await expect(objects.get(rate('after', {}))).resolves.toMatchObject({ spec: { currency: 'USD' } });
     await expect(objects.get({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'cdk8s-operators:controller' } })).rejects.toThrow(/HTTP 404/);
   });
 });
