@@ -32,6 +32,8 @@ export function helm(args: string[], kubeconfig?: string): HelmRun {
   home ??= mkdtempSync(join(tmpdir(), 'helm-home-'));
   const env = {
     PATH: process.env.PATH ?? '',
+    // The Kubernetes client's discovery cache goes under $HOME/.kube (the working directory without a HOME).
+    HOME: home,
     HELM_CONFIG_HOME: join(home, 'config'),
     HELM_CACHE_HOME: join(home, 'cache'),
     HELM_DATA_HOME: join(home, 'data'),
