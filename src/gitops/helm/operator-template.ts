@@ -47,9 +47,9 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
 /**
  * templates/1-operator.k8s.yaml and the defaults of values.yaml, from the bundle's own
  * constructs. The image, replicas, resources and the controller's flags become expressions
- * in both Deployments (JSON patches on the objects of their constructs). Which objects belong to a kind,
- * to Secret copying or to the UI is found by synthesizing the bundle without it: an object
- * only some variants have is guarded by the values that select it.
+ * in both Deployments (JSON patches on the objects of their constructs). Which objects
+ * belong to a kind, to Secret copying or to the UI is found by synthesizing the bundle
+ * without it: an object only some variants have is guarded by the values that select it.
  */
 export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly AnyKind[], secretCopy: boolean, appVersion: string): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
