@@ -5,7 +5,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
+import { projectVersion } from './bundle/version';
 import { AnyKind } from './core/kind';
+import { writeHelmChart } from './gitops/helm/chart';
+import { OperatorVariant } from './gitops/helm/operator-template';
 import { checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
 
@@ -54,6 +57,13 @@ export interface AppOptions {
   readonly examples?: readonly Instance[];
   /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
   readonly secretCopy?: boolean;
+  /** Put the team's resources and the examples into the Helm chart's templates too. */
+  readonly helmInstances?: boolean;
+}
+
+/** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
+export function operatorChart(app: App, variant: OperatorVariant): Chart {
+  return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: variant.kinds, secretCopy: variant.secretCopy, ui: variant.ui ? undefined : false }));
 }
 
 /**
@@ -63,7 +73,7 @@ export interface AppOptions {
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const charts = [
     waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
-    waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: KINDS, secretCopy: options.secretCopy })),
+    operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true }),
   ];
   const resources: Chart[] = [];
   if (options.instances.length) resources.push(waveChart(app, '2-instances', SYNC_WAVE.resources, (c) => addInstances(c, options.instances)));
@@ -111,7 +121,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>): Ap
     return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
   });
   if (clashes.length) throw new InstancesError(clashes);
-  return { instances, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true' };
+  return { instances, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true' };
 }
 
 function synthesize(options: AppOptions): void {
@@ -119,6 +129,15 @@ function synthesize(options: AppOptions): void {
   const charts = buildApp(app, options);
   app.synth();
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
+  const [crds, , ...resources] = charts;
+  writeHelmChart(join(app.outdir, 'helm'), {
+    version: projectVersion(),
+    kinds: KINDS,
+    crds,
+    operator: operatorChart,
+    secretCopy: options.secretCopy ?? false,
+    resources: options.helmInstances ? resources : [],
+  });
   for (const [file, yaml] of previews([...options.instances, ...(options.examples ?? [])])) {
     const path = join(app.outdir, 'preview', file);
     mkdirSync(dirname(path), { recursive: true });

@@ -11,7 +11,7 @@ const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.ya
 const previewFiles = readdirSync(join(DIST, 'preview')).flatMap((dir) =>
   statSync(join(DIST, 'preview', dir)).isDirectory() ? readdirSync(join(DIST, 'preview', dir)).map((f) => join('preview', dir, f)) : [join('preview', dir)],
 );
-const helmTemplates = readdirSync(join(DIST, 'helm', 'templates')).map((f) => join('helm', 'templates', f));
+const helmTemplates = readdirSync(join(DIST, 'helm', 'templates')).filter((f) => f.endsWith('.yaml')).map((f) => join('helm', 'templates', f));
 
 describe('dist/ on a real API server', () => {
   beforeAll(async () => {

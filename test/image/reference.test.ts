@@ -22,7 +22,7 @@ describe('the controller image reference', () => {
 
   it('comes from the Helm chart\u2019s values, whose defaults give the same reference', () => {
     const chart = join(DIST, 'helm');
-    expect(parse(readFileSync(join(chart, 'values.yaml'), 'utf8'))).toEqual({ image: { repository: 'cdk8s-operators/controller', tag: '' } });
+    expect(parse(readFileSync(join(chart, 'values.yaml'), 'utf8'))).toMatchObject({ image: { repository: 'cdk8s-operators/controller', tag: '' } });
     expect(parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8'))).toMatchObject({ version, appVersion: version });
     expect(readFileSync(join(chart, 'templates', '1-operator.k8s.yaml'), 'utf8')).toContain('image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"');
     expect(controllerImageIn(loadHelmTemplate(join(chart, 'templates', '1-operator.k8s.yaml')))).toBe(`cdk8s-operators/controller:${version}`);

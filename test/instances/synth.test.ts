@@ -37,13 +37,13 @@ describe('npm run synth with a team\u2019s resources', () => {
     ]);
     expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n');
-    expect(readdirSync(join(out, 'helm', 'templates'))).toEqual(['1-operator.k8s.yaml']);
+    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', 'NOTES.txt']);
   });
 
   it('puts them (and the examples, when asked for) into the Helm chart with --helm-instances and --examples', () => {
     const out = mkdtempSync(join(tmpdir(), 'synth-helm-'));
     expect(synth('--instances', join(__dirname, 'fixtures', 'typed'), '--output', out, '--helm-instances', '--examples')).toEqual({ code: 0, stderr: '' });
-    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['1-operator.k8s.yaml', '2-instances.k8s.yaml', '3-examples.k8s.yaml']);
+    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml', '3-examples.k8s.yaml', 'NOTES.txt']);
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n  - 3-examples.k8s.yaml\n');
     expect(kindsIn(join(out, '3-examples.k8s.yaml'))[0]).toBe('Namespace/operator-examples');
     expect(filesUnder(out)).toContain('preview/operator-examples/exchangerates.usd.yaml');

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of rendered manifests: runs kube-score (built by build.sh, configured by
-# kube-score.conf) over every YAML file under the given directories or files, prints its
+# kube-score.conf) over every YAML file under the given directories or files (a Helm chart,
+# a folder with Chart.yaml, rendered with its default values by the real helm), prints its
 # findings and exits non-zero on any finding that kube-score.conf does not accept with a
 # reason. Usage: bash test/lint/check-manifests.sh <dir-or-file>...
 set -euo pipefail
@@ -10,11 +11,24 @@ root="$(cd "$here/../.." && pwd)"
 [ $# -gt 0 ] || { echo "usage: $0 <dir-or-file>..." >&2; exit 2; }
 
 files=()
+charts=()
 for path in "$@"; do
   [ -e "$path" ] || { echo "check-manifests: $path does not exist" >&2; exit 2; }
+  while IFS= read -r -d '' f; do charts+=("$(dirname "$f")"); done < <(find "$path" -name Chart.yaml -print0 | sort -z)
+  # A chart's files are templates and values, not manifests.
   while IFS= read -r -d '' f; do files+=("$f"); done \
-    < <(find "$path" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
+    < <(find "$path" -type d -exec test -e '{}/Chart.yaml' ';' -prune -o -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
 done
+if [ ${#charts[@]} -gt 0 ]; then
+  helm="$(bash "$root/test/helm/build.sh" | tail -n 1)/helm"
+  rendered="$(mktemp -d)"
+  trap 'rm -rf "$rendered"' EXIT
+  for chart in "${charts[@]}"; do
+    out="$rendered/$(echo "$chart" | tr / _).rendered.yaml"
+    "$helm" template cdk8s-operators "$chart" >"$out"
+    files+=("$out")
+  done
+fi
 # A check that looked at nothing must not pass.
 [ ${#files[@]} -gt 0 ] || { echo "check-manifests: no *.yaml or *.yml under $*" >&2; exit 1; }
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
+import { helmTemplate } from '../helm/helm';
 import { eventually, testKubeConfig } from './cluster';
 
 export const DIST = join(__dirname, '..', '..', 'dist');
@@ -20,23 +21,9 @@ export function loadYaml(path: string): KubeObject[] {
     .filter((o): o is KubeObject => o !== null);
 }
 
-/**
- * A template of dist/helm/ with the chart's default values filled in, as `helm template`
- * would: the chart templates only `{{ .Values.<path> }}`, optionally `| default .Chart.AppVersion`.
- */
+/** A template of dist/helm/ as the real `helm template` renders it with the chart's default values. */
 export function loadHelmTemplate(path: string): KubeObject[] {
-  const chart = join(DIST, 'helm');
-  const values = parse(readFileSync(join(chart, 'values.yaml'), 'utf8')) as Record<string, unknown>;
-  const appVersion = String((parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion);
-  const text = readFileSync(path, 'utf8').replace(/\{\{ \.Values\.([\w.]+)( \| default \.Chart\.AppVersion)? \}\}/g, (_, key: string, orAppVersion?: string) => {
-    const value = key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], values);
-    if (value === undefined) throw new Error(`${path}: .Values.${key} is not in the chart's values.yaml`);
-    return value === '' && orAppVersion ? appVersion : String(value);
-  });
-  if (text.includes('{{')) throw new Error(`${path}: a template expression this test helper does not render: ${text.slice(text.indexOf('{{'), text.indexOf('{{') + 80)}`);
-  return parseAllDocuments(text)
-    .map((doc) => doc.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
+  return helmTemplate('--show-only', relative(join(DIST, 'helm'), path));
 }
 
 /** Installs the synthesized CRDs and waits until each is Established. */

@@ -1,0 +1,28 @@
+import { DEFAULT_NAMESPACE } from '../../bundle/operator';
+import { UI_NAME } from '../../bundle/ui';
+import { AnyKind } from '../../core/kind';
+import { guitarKind } from '../../kinds/guitar';
+
+/** templates/NOTES.txt: what `helm install` and `helm upgrade` print: what runs where, and what to do next. */
+export function notes(kinds: readonly AnyKind[]): string {
+  const all = kinds.map((k) => k.plural).join(',');
+  const ns = DEFAULT_NAMESPACE;
+  return `{{ .Chart.Name }} {{ .Chart.AppVersion }} is {{ if .Release.IsInstall }}installed{{ else }}upgraded{{ end }} as release {{ .Release.Name }}.
+
+The controller: Deployment ${ns}/controller, {{ .Values.replicas }} replica(s) of
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}, serving
+{{ if .Values.kinds }}{{ join ", " .Values.kinds }}{{ else }}every kind ({{ "${all}" | replace "," ", " }}){{ end }}
+in {{ if .Values.watchNamespaces }}the namespaces {{ join ", " .Values.watchNamespaces }}{{ else }}every namespace{{ end }};
+Secret copying is {{ if .Values.secretCopy }}on{{ else }}off{{ end }}.
+The CRDs are templates kept on uninstall (helm.sh/resource-policy: keep), so that
+\`helm upgrade\` updates them and \`helm uninstall\` leaves your resources alone.
+
+Next:
+  kubectl -n ${ns} rollout status deployment/controller
+  kubectl get {{ if .Values.kinds }}{{ join "," .Values.kinds }}{{ else }}${all}{{ end }} --all-namespaces
+  kubectl -n ${ns} port-forward service/controller-metrics 8080   # then: curl localhost:8080/metrics
+{{- if and .Values.ui.enabled (or (empty .Values.kinds) (has "${guitarKind.plural}" .Values.kinds)) }}
+  kubectl -n ${ns} port-forward service/${UI_NAME} 8081:80      # the guitar UI: http://localhost:8081
+{{- end }}
+`;
+}

@@ -1,0 +1,88 @@
+import { Yaml } from 'cdk8s';
+import { AnyKind } from '../../core/kind';
+
+/** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
+export interface ChartValues {
+  readonly image: { readonly repository: string; readonly tag: string; readonly pullPolicy: string };
+  readonly replicas: number;
+  readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
+  readonly secretCopy: boolean;
+  readonly kinds: string[];
+  readonly watchNamespaces: string[];
+  readonly ui: { readonly enabled: boolean };
+}
+
+/** values.yaml: each value with a comment saying what it changes. */
+export function valuesYaml(values: ChartValues, kinds: readonly AnyKind[]): string {
+  const block = (value: unknown) => Yaml.stringify(value).trimEnd().replace(/^/gm, '  ');
+  return `# The controller image (npm run image builds it); the guitar web UI runs the same image.
+image:
+  repository: ${values.image.repository}
+  # Empty means the chart's appVersion, the project's version.
+  tag: ${JSON.stringify(values.image.tag)}
+  # Always, IfNotPresent or Never.
+  pullPolicy: ${values.image.pullPolicy}
+
+# Controller replicas: one leads (a Lease), the others stand by to take over.
+replicas: ${values.replicas}
+
+# The controller container's requests and limits (quantities by resource name).
+resources:
+${block(values.resources)}
+
+# Let the controller copy Secrets (CopyratorRule ruleType secret): grants it cluster-wide
+# Secret access and runs it with --enable-secrets.
+secretCopy: ${values.secretCopy}
+
+# The kinds the controller serves (--kinds), by plural name: ${kinds.map((k) => k.plural).join(', ')}.
+# Empty means all. A kind left out gets no controller RBAC (its CRD stays installed).
+kinds: ${JSON.stringify(values.kinds)}
+
+# Serve objects in these namespaces only (--namespace); empty means every namespace.
+# The controller's RBAC stays cluster-wide.
+watchNamespaces: ${JSON.stringify(values.watchNamespaces)}
+
+# The guitar web UI (Deployment, Service, RBAC); it exists only where guitars are served.
+ui:
+  enabled: ${values.ui.enabled}
+`;
+}
+
+/** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
+const QUANTITY = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?$';
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+
+/**
+ * values.schema.json: Helm checks the merged values against it at install, upgrade, template
+ * and lint, and names the field that is wrong. Unknown keys are errors too (a typo would
+ * otherwise be ignored silently); `global` is what a parent chart passes to every subchart.
+ */
+export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown> {
+  // Any resource name (hugepages-2Mi, vendor.com/gpu...); a quantity each.
+  const quantities = {
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string', pattern: QUANTITY }, { type: 'number', minimum: 0 }] },
+  };
+  const strict = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, required, properties });
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'cdk8s-operators chart values',
+    ...strict(
+      {
+        global: { type: 'object', description: 'Values a parent chart passes to all its subcharts; unused here.' },
+        image: strict({
+          repository: { type: 'string', minLength: 1, description: 'The controller image, without tag.' },
+          tag: { type: 'string', description: 'The image tag; empty means the chart\u2019s appVersion.' },
+          pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
+        }),
+        replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },
+        resources: strict({ requests: quantities, limits: quantities }, []),
+        secretCopy: { type: 'boolean', description: 'Grant Secret access and run the controller with --enable-secrets.' },
+        kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
+        watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
+        ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
+      },
+      ['image', 'replicas', 'resources', 'secretCopy', 'kinds', 'watchNamespaces', 'ui'],
+    ),
+  };
+}

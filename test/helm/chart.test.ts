@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'yaml';
+import { KubeObject } from '../../src/kube/objects';
+import { KINDS } from '../../src/kinds';
+import { DIST, loadYaml } from '../support/manifests';
+import { CHART, helm, helmTemplate } from './helm';
+
+type Container = { name: string; image: string; imagePullPolicy: string; args: string[]; resources: unknown };
+type Rule = { resources: string[] };
+const version = (parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion;
+const id = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const find = (objects: KubeObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const controllerOf = (objects: KubeObject[]) => {
+  const deployment = find(objects, 'Deployment', 'controller') as (KubeObject & { spec: { replicas: number; template: { spec: { containers: Container[] } } } }) | undefined;
+  if (!deployment) throw new Error('no controller Deployment rendered');
+  return { replicas: deployment.spec.replicas, container: deployment.spec.template.spec.containers[0] };
+};
+const rulesOf = (objects: KubeObject[], name: string) => (find(objects, 'ClusterRole', name) as (KubeObject & { rules: Rule[] }) | undefined)?.rules;
+
+describe('dist/helm with the real helm', () => {
+  it('passes helm lint --strict', () => {
+    const run = helm(['lint', '--strict', CHART]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+  });
+
+  it('renders, with its default values, exactly dist/\u2019s CRDs (kept on uninstall) and operator', () => {
+    const rendered = helmTemplate();
+    const expected = [
+      ...loadYaml(join(DIST, '0-crds.k8s.yaml')).map((crd) => ({ ...crd, metadata: { ...crd.metadata, annotations: { ...(crd.metadata.annotations as Record<string, string>), 'helm.sh/resource-policy': 'keep' } } })),
+      ...loadYaml(join(DIST, '1-operator.k8s.yaml')),
+    ];
+    expect(rendered.map(id).sort()).toEqual(expected.map(id).sort());
+    for (const object of expected) expect(rendered.find((o) => id(o) === id(object))).toEqual(object);
+  });
+
+  it('takes the image, pull policy, replicas and resources from the values', () => {
+    const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } };
+    const valuesFile = join(mkdtempSync(join(tmpdir(), 'helm-values-')), 'values.yaml');
+    writeFileSync(valuesFile, JSON.stringify({ image: { repository: 'registry.example/team/controller', tag: '1.2.3', pullPolicy: 'Always' }, replicas: 3, resources }));
+    const rendered = helmTemplate('-f', valuesFile);
+    const { replicas, container } = controllerOf(rendered);
+    expect(replicas).toBe(3);
+    expect(container).toMatchObject({ image: 'registry.example/team/controller:1.2.3', imagePullPolicy: 'Always', resources });
+    // The UI runs the same image.
+    const ui = find(rendered, 'Deployment', 'guitar-ui') as unknown as { spec: { template: { spec: { containers: Container[] } } } };
+    expect(ui.spec.template.spec.containers[0]).toMatchObject({ image: 'registry.example/team/controller:1.2.3', imagePullPolicy: 'Always' });
+    // An empty tag is the chart's appVersion.
+    expect(controllerOf(helmTemplate('--set', 'image.tag=')).container.image).toBe(`cdk8s-operators/controller:${version}`);
+  });
+
+  it('passes the kinds, namespaces and Secret copying to the controller, and grants Secret access only with secretCopy', () => {
+    const plain = helmTemplate();
+    expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080']);
+
+    const rendered = helmTemplate('--set', 'secretCopy=true', '--set', 'kinds={copyrators,exchangerates}', '--set', 'watchNamespaces={team-a,team-b}');
+    expect(controllerOf(rendered).container.args.slice(4)).toEqual(['--enable-secrets', '--kinds=copyrators,exchangerates', '--namespace=team-a,team-b']);
+    expect(rulesOf(rendered, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps', 'secrets']);
+    expect(rulesOf(plain, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps']);
+    // Secret copying changes the copyrators' ClusterRole and the controller's flags, nothing else.
+    const withSecrets = helmTemplate('--set', 'secretCopy=true');
+    expect(withSecrets.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['ClusterRole//cdk8s-operators:copyrators', 'Deployment/cdk8s-operators/controller']);
+  });
+
+  it('grants no RBAC for a kind not served, nor installs what only that kind needs; keeps every CRD', () => {
+    const rendered = helmTemplate('--set', 'kinds={exchangerates}');
+    const served = rendered.filter((o) => o.kind === 'ClusterRole' && /^cdk8s-operators:[a-z]+s$/.test(o.metadata.name)).map((o) => o.metadata.name);
+    expect(served).toEqual(['cdk8s-operators:exchangerates']);
+    expect(rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name).sort()).toEqual(['cdk8s-operators:controller', 'cdk8s-operators:exchangerates']);
+    // registrymirrors' namespace and Role there, and the guitar UI, go with their kinds.
+    expect(rendered.filter((o) => o.metadata.namespace === 'registry-mirrors' || o.metadata.name === 'registry-mirrors')).toEqual([]);
+    expect(rendered.filter((o) => o.metadata.name.includes('guitar-ui'))).toEqual([]);
+    expect(rendered.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
+    // Users keep view and edit on every kind whose CRD is installed.
+    expect(rulesOf(rendered, 'cdk8s-operators:view')).toEqual(rulesOf(helmTemplate(), 'cdk8s-operators:view'));
+  });
+
+  it('leaves the guitar UI out with ui.enabled=false, and only it', () => {
+    const plain = helmTemplate();
+    const rendered = helmTemplate('--set', 'ui.enabled=false');
+    const ui = plain.filter((o) => !rendered.some((r) => id(r) === id(o)));
+    expect(ui.map(id).sort()).toEqual([
+      'ClusterRole//cdk8s-operators:guitar-ui',
+      'ClusterRoleBinding//cdk8s-operators:guitar-ui',
+      'Deployment/cdk8s-operators/guitar-ui',
+      'NetworkPolicy/cdk8s-operators/guitar-ui',
+      'PodDisruptionBudget/cdk8s-operators/guitar-ui',
+      'Service/cdk8s-operators/guitar-ui',
+      'ServiceAccount/cdk8s-operators/guitar-ui',
+    ]);
+    expect(rendered.every((o) => isDeepStrictEqual(o, plain.find((p) => id(p) === id(o))))).toBe(true);
+  });
+
+  it.each([
+    [['--set-string', 'replicas=two'], "at '/replicas': got string, want integer"],
+    [['--set', 'replicas=-1'], "at '/replicas': minimum: got -1, want 0"],
+    [['--set', 'replica=3'], "additional properties 'replica' not allowed"],
+    [['--set', 'image.pullPolicy=Sometimes'], "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'"],
+    [['--set', 'image.repository='], "at '/image/repository'"],
+    [['--set', 'image.tags=1.0'], "at '/image': additional properties 'tags' not allowed"],
+    [['--set-string', 'secretCopy=yes'], "at '/secretCopy': got string, want boolean"],
+    [['--set', 'kinds={exchangerate}'], "at '/kinds/0': value must be one of 'exchangerates', 'copyrators', 'guitars', 'registrymirrors', 'databases'"],
+    [['--set', 'kinds=exchangerates'], "at '/kinds': got string, want array"],
+    [['--set', 'watchNamespaces={Team_A}'], "at '/watchNamespaces/0': 'Team_A' does not match pattern"],
+    [['--set', 'resources.requests.cpu=lots'], "at '/resources/requests/cpu': 'lots' does not match pattern"],
+    [['--set', 'resources.limit.cpu=1'], "at '/resources': additional properties 'limit' not allowed"],
+    [['--set', 'resources.limits.memory=1GB'], "at '/resources/limits/memory': '1GB' does not match pattern"],
+    [['--set-string', 'ui.enabled=no'], "at '/ui/enabled': got string, want boolean"],
+    [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
+  ])('refuses %j at helm template, naming the field', (args, message) => {
+    const run = helm(['template', 'cdk8s-operators', CHART, ...args]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("values don't meet the specifications of the schema");
+    expect(run.stderr).toContain(message);
+  });
+
+  it('refuses a bad value at helm lint --strict too, naming the field', () => {
+    const run = helm(['lint', '--strict', CHART, '--set', 'image.pullPolicy=Sometimes']);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout + run.stderr).toContain("at '/image/pullPolicy': value must be one of");
+  });
+
+  it('says in NOTES.txt what was installed and what to run next', () => {
+    const run = helm(['install', 'ops', CHART, '--dry-run=client', '--set', 'kinds={exchangerates,guitars}', '--set', 'watchNamespaces={team-a}', '--set', 'secretCopy=true']);
+    expect(run.code).toBe(0);
+    const notes = run.stdout.slice(run.stdout.indexOf('NOTES:'));
+    expect(notes).toContain(`cdk8s-operators ${version} is installed as release ops.`);
+    expect(notes).toContain('serving\nexchangerates, guitars\nin the namespaces team-a;\nSecret copying is on.');
+    expect(notes).toContain('kubectl -n cdk8s-operators rollout status deployment/controller');
+    expect(notes).toContain('kubectl get exchangerates,guitars --all-namespaces');
+    expect(notes).toContain('port-forward service/guitar-ui');
+    expect(helm(['install', 'ops', CHART, '--dry-run=client', '--set', 'ui.enabled=false']).stdout).not.toContain('guitar-ui 8081');
+  });
+});
