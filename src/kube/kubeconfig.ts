@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Agent } from 'undici';
 import { parse } from 'yaml';
+import { OptionError } from '../runtime/config';
 import { clientNodeConnection, KubeConnection } from './connection';
 
 /**
@@ -17,7 +18,8 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 /** Bound tokens rotate (kubelet refreshes them well before expiry); client-go reads the file again each minute too. */
 const TOKEN_REREAD_MS = 60_000;
 
-export class KubeConfigError extends Error {}
+/** A kubeconfig that cannot be used: reported in one line, like a bad flag. */
+export class KubeConfigError extends OptionError {}
 
 export interface LoadOptions {
   /** An explicit kubeconfig file (--kubeconfig); otherwise the Pod's identity, then $KUBECONFIG, then ~/.kube/config. */
