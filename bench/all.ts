@@ -1,8 +1,37 @@
-/** `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule figures with their defaults. */
+/**
+ * `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule figures
+ * with their defaults, then, when the Go controller-runtime peer is there, both controllers
+ * side by side against one control plane (../shared/bench/side-by-side, or BENCH_PEER).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { main as exchangeRates } from './controller';
 import { main as copyrator } from './copyrator';
 
+const ROOT = resolve(__dirname, '..', '..');
+const PEER = process.env.BENCH_PEER ?? join(ROOT, '..', 'shared', 'bench', 'side-by-side');
+
+/** `--name=value` or `--name value`. */
+function flagValue(argv: string[], name: string): string | undefined {
+  const inline = argv.find((a) => a.startsWith(`--${name}=`));
+  if (inline) return inline.slice(name.length + 3);
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 ? argv[at + 1] : undefined;
+}
+
+function sideBySide(argv: string[]): number {
+  if (process.env.BENCH_PEER === 'off' || !existsSync(PEER)) {
+    console.log(`\nNo Go peer at ${PEER} (set BENCH_PEER to its side-by-side script): side-by-side figures skipped.`);
+    return 0;
+  }
+  const args = ['--objects', flagValue(argv, 'objects') ?? '1000', '--rounds', '3'];
+  console.log(`\nSide by side with the Go controller-runtime peer: ${PEER} ${args.join(' ')}`);
+  return spawnSync('bash', [PEER, ...args], { cwd: ROOT, stdio: 'inherit' }).status ?? 1;
+}
+
 void (async () => {
-  const code = await exchangeRates(process.argv.slice(2));
-  process.exit(code || (await copyrator([])));
+  const argv = process.argv.slice(2);
+  const code = (await exchangeRates(argv)) || (await copyrator([]));
+  process.exit(code || sideBySide(argv));
 })();

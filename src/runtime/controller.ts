@@ -8,6 +8,7 @@ import { Informer } from './informer';
 import { KindWatches } from './watches';
 import { Logger } from './log';
 import { Metrics } from './metrics';
+import { OwnWrites } from './own-writes';
 import { WorkQueue } from './queue';
 import { reconcile, ReconcileContext } from './reconciler';
 
@@ -96,8 +97,10 @@ export class Controller {
     const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
     const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
     const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}` }, log));
+    const written = new OwnWrites<Owner>();
     for (const informer of owners) {
       informer.on((type, object, previous) => {
+        written.seen(object);
         if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(`${group}|${objectKey(object)}`);
       });
     }
@@ -119,7 +122,8 @@ export class Controller {
     const ctx: ReconcileContext = {
       kind,
       objects: this.objects,
-      owner: (key) => owners.map((informer) => informer.cache.get(key)).find((o) => o && serves(o)),
+      owner: (key) => written.latest(key, owners.map((informer) => informer.cache.get(key)).find((o) => o && serves(o))),
+      wrote: (base, result) => written.record(base, result),
       watches,
       observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],
       options,

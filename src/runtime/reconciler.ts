@@ -21,8 +21,10 @@ type Owner = CustomResource & KubeObject;
 export interface ReconcileContext {
   readonly kind: AnyKind;
   readonly objects: ObjectClient;
-  /** The cached object of a key, if it exists and this controller serves it. */
+  /** The cached object of a key (or our newer write of it), if it exists and this controller serves it. */
   readonly owner: (key: string) => Owner | undefined;
+  /** Told what the API server answered to a write of ours to an owner, so the next reconcile reads it. */
+  readonly wrote?: (base: Owner, result: Owner) => void;
   /** The kind's children and the collections it reads. */
   readonly watches: KindWatches;
   readonly observe?: (resource: CustomResource) => Promise<unknown>;
@@ -185,11 +187,12 @@ async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Pro
 }
 
 async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<void> {
-  await ctx.objects.rest.request('PATCH', await ctx.objects.paths.path(resource), {
+  const result = await ctx.objects.rest.request<Owner>('PATCH', await ctx.objects.paths.path(resource), {
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
     contentType: 'application/merge-patch+json',
   });
+  ctx.wrote?.(resource, result);
 }
 
 /** Writes status only when it changed, and records an Event when Ready changes. */
@@ -197,7 +200,8 @@ async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyV
   const ready = readyCondition(resource, verdict.status, verdict.reason, verdict.message);
   const patch = statusPatch(resource, ready, kindStatus);
   if (!patch) return;
-  await ctx.objects.rest.request('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
+  const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
+  ctx.wrote?.(resource, result);
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {
     ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
