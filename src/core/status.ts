@@ -22,3 +22,18 @@ export const commonStatusProperties = {
     s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec and are ready.', maxItems: 16, mapKeys: ['type'] }),
   ),
 };
+
+/**
+ * Ready=False reasons the engine writes that need a change by a person: a spec the schema
+ * refuses, objects of a child's name that someone else manages, a child that failed (a Job),
+ * and an observation that failed with an unexpected error.
+ */
+export const ENGINE_FAILURE_REASONS = ['InvalidSpec', 'Conflict', 'ChildFailed', 'ObservationFailed'] as const;
+
+/** Ready=False reasons the engine writes while work goes on: children not ready yet, a deletion waiting for its last step. */
+export const ENGINE_PROGRESS_REASONS = ['ChildNotReady', 'Finalizing'] as const;
+
+/** Every Ready=False reason of a kind that means it fails (Stalled, Degraded) rather than progresses (Reconciling, Progressing). */
+export function failureReasons(kind: { readonly controller?: { readonly failureReasons?: readonly string[] } }): readonly string[] {
+  return [...ENGINE_FAILURE_REASONS, ...(kind.controller?.failureReasons ?? [])];
+}

@@ -3,6 +3,7 @@ import { createdOnly, keptOnDelete } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
+import { failureReasons } from '../core/status';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
@@ -12,7 +13,7 @@ import { mapLimited } from './limit';
 import { matches } from './matches';
 import { claims, describeChild } from './ownership';
 import { childState } from './readiness';
-import { readyCondition, statusPatch } from './status';
+import { engineConditions, readyCondition, statusPatch } from './status';
 import { KindWatches } from './watches';
 
 type Owner = CustomResource & KubeObject;
@@ -195,7 +196,8 @@ async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers:
 /** Writes status only when it changed, and records an Event when Ready changes. */
 async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus: object): Promise<void> {
   const ready = readyCondition(resource, verdict.status, verdict.reason, verdict.message);
-  const patch = statusPatch(resource, ready, kindStatus);
+  const failing = verdict.status === 'False' && failureReasons(ctx.kind).includes(verdict.reason);
+  const patch = statusPatch(resource, engineConditions(resource, ready, failing), kindStatus);
   if (!patch) return;
   await ctx.objects.rest.request('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
