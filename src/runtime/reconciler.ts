@@ -3,7 +3,6 @@ import { createdOnly, keptOnDelete } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
-import { failureReasons } from '../core/status';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
@@ -13,7 +12,7 @@ import { mapLimited } from './limit';
 import { matches } from './matches';
 import { claims, describeChild } from './ownership';
 import { childState } from './readiness';
-import { engineConditions, readyCondition, statusPatch } from './status';
+import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 
 type Owner = CustomResource & KubeObject;
@@ -195,9 +194,9 @@ async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers:
 
 /** Writes status only when it changed, and records an Event when Ready changes. */
 async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus: object): Promise<void> {
-  const ready = readyCondition(resource, verdict.status, verdict.reason, verdict.message);
-  const failing = verdict.status === 'False' && failureReasons(ctx.kind).includes(verdict.reason);
-  const patch = statusPatch(resource, engineConditions(resource, ready, failing), kindStatus);
+  const conditions = verdictConditions(ctx.kind, resource, verdict);
+  const ready = conditions[0];
+  const patch = statusPatch(resource, conditions, kindStatus);
   if (!patch) return;
   await ctx.objects.rest.request('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');

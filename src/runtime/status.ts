@@ -1,5 +1,5 @@
-import { CustomResource } from '../core/kind';
-import { Condition } from '../core/status';
+import { AnyKind, CustomResource, ReadyVerdict } from '../core/kind';
+import { Condition, failureReasons } from '../core/status';
 import { metaTime } from '../kube/time';
 import { matches } from './matches';
 
@@ -23,19 +23,17 @@ function condition(resource: CustomResource, type: string, status: 'True' | 'Fal
   };
 }
 
-/** The Ready condition. */
-export function readyCondition(resource: CustomResource, status: 'True' | 'False', reason: string, message: string): Condition {
-  return condition(resource, 'Ready', status, reason, message);
-}
-
 /**
- * Ready, and beside it what kstatus (Flux's `wait`, `kubectl wait`) reads: Stalled=True for a
- * failure that needs a person, Reconciling=True for work in progress, neither when Ready.
- * Without them kstatus would take a failing resource for one still in progress.
+ * The engine's conditions for a verdict, Ready first; beside it what kstatus (Flux's `wait`,
+ * `kubectl wait`) reads: Stalled=True for a failure that needs a person (one of the kind's
+ * failure reasons), Reconciling=True for work in progress, neither when Ready. Without them
+ * kstatus would take a failing resource for one still in progress.
  */
-export function engineConditions(resource: CustomResource, ready: Condition, failing: boolean): Condition[] {
-  if (ready.status === 'True') return [ready];
-  return [ready, condition(resource, failing ? 'Stalled' : 'Reconciling', 'True', ready.reason, ready.message)];
+export function verdictConditions(kind: AnyKind, resource: CustomResource, verdict: ReadyVerdict): [Condition, ...Condition[]] {
+  const ready = condition(resource, 'Ready', verdict.status, verdict.reason, verdict.message);
+  if (verdict.status === 'True') return [ready];
+  const failing = failureReasons(kind).includes(verdict.reason);
+  return [ready, condition(resource, failing ? 'Stalled' : 'Reconciling', 'True', verdict.reason, verdict.message)];
 }
 
 /** The status to write, or undefined when the object already has it (so an idle resync writes nothing). */
