@@ -17,7 +17,8 @@ export type Condition = Infer<typeof conditionSchema>;
 
 /** The status fields every kind shares; a kind adds its own beside them. */
 export const commonStatusProperties = {
-  observedGeneration: s.optional(s.integer({ description: 'The metadata.generation the controller last acted on.', minimum: 0 })),
+  // 0 by default (the CRD defaults status too): kstatus reads a new object as in progress, not current.
+  observedGeneration: s.integer({ description: 'The metadata.generation the controller last acted on; 0 until it first acts on the object.', minimum: 0, default: 0 }),
   conditions: s.optional(
     s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec and are ready.', maxItems: 16, mapKeys: ['type'] }),
   ),

@@ -74,7 +74,8 @@ function statesOf(kind: AnyKind): State[] {
   const failures = failureReasons(kind);
   const progress = [...ENGINE_PROGRESS_REASONS, ...PROGRESS_REASONS[kind.kind]];
   return [
-    { name: 'no status yet', object: objectWith(kind, undefined), argoCd: 'Progressing', kstatus: 'Current', says: 'waiting for the controller' },
+    // A new object's status is the CRD's default until the controller acts on it.
+    { name: 'new', object: { ...objectWith(kind, undefined), status: { observedGeneration: 0 } }, argoCd: 'Progressing', kstatus: 'InProgress', says: 'waiting for the controller' },
     { name: 'ready', object: objectWith(kind, healthy), argoCd: 'Healthy', kstatus: 'Current', says: healthy.reason },
     ...progress.map((reason) => ({ name: `not ready: ${reason}`, object: objectWith(kind, notReady(reason)), argoCd: 'Progressing', kstatus: 'InProgress', says: `${reason}: because of ${reason}` })),
     ...failures.map((reason) => ({ name: `failing: ${reason}`, object: objectWith(kind, notReady(reason)), argoCd: 'Degraded', kstatus: 'Failed', says: `${reason}: because of ${reason}` })),
@@ -111,14 +112,15 @@ describe('Argo CD health checks (dist/argocd/argocd-cm-health.yaml)', () => {
     expect(argoCdHealth(scripts.get(healthKey(database))!, [held])).toEqual([{ status: 'Degraded', message: '(phase Held) Downgrade: because of Downgrade' }]);
   });
 
-  it('say Progressing, not an error, for a status without conditions or with odd ones', () => {
+  it('say Progressing, not an error, for no status (a CRD without the status default), no conditions, or odd ones', () => {
     const guitar = KINDS.find((k) => k.kind === 'Guitar')!;
     const odd = [
+      objectWith(guitar, undefined),
       { ...objectWith(guitar, undefined), status: {} },
       { ...objectWith(guitar, undefined), status: { observedGeneration: 3, conditions: [] } },
       { ...objectWith(guitar, undefined), status: { observedGeneration: 3, conditions: [{ type: 'Ready', status: 'Unknown' }] } },
     ];
-    expect(argoCdHealth(scripts.get(healthKey(guitar))!, odd).map((j) => j.status)).toEqual(['Progressing', 'Progressing', 'Progressing']);
+    expect(argoCdHealth(scripts.get(healthKey(guitar))!, odd).map((j) => j.status)).toEqual(['Progressing', 'Progressing', 'Progressing', 'Progressing']);
   });
 });
 
