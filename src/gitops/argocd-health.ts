@@ -2,8 +2,8 @@ import { Yaml } from 'cdk8s';
 import { AnyKind } from '../core/kind';
 import { failureReasons } from '../core/status';
 
-/** Where Argo CD runs and reads its settings, as its own install manifests have it. */
-export const ARGOCD_CM = { name: 'argocd-cm', namespace: 'argocd' } as const;
+/** Argo CD's settings ConfigMap. */
+export const ARGOCD_CM = 'argocd-cm';
 
 /** The argocd-cm key of a kind's health check: `resource.customizations.health.<group>_<Kind>`. */
 export function healthKey(kind: AnyKind): string {
@@ -89,14 +89,16 @@ export function healthLua(kind: AnyKind): string {
 /**
  * The argocd-cm ConfigMap with every kind's health check: a patch for Argo CD's own install
  * (kustomize `patches`, or `kubectl patch configmap argocd-cm --patch-file`), never applied
- * on its own, since the rest of argocd-cm is Argo CD's.
+ * on its own, since the rest of argocd-cm is Argo CD's. No namespace: Argo CD's install
+ * manifests have none (their kustomization sets it after the patches), and kustomize
+ * matches a patch to its target by namespace too.
  */
 export function argoCdHealthPatch(kinds: readonly AnyKind[]): string {
   const data = Object.fromEntries([...kinds].sort((a, b) => (healthKey(a) < healthKey(b) ? -1 : 1)).map((kind) => [healthKey(kind), healthLua(kind)]));
   return Yaml.stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: ARGOCD_CM.name, namespace: ARGOCD_CM.namespace, labels: { 'app.kubernetes.io/name': 'argocd-cm', 'app.kubernetes.io/part-of': 'argocd' } },
+    metadata: { name: ARGOCD_CM, labels: { 'app.kubernetes.io/name': ARGOCD_CM, 'app.kubernetes.io/part-of': 'argocd' } },
     data,
   });
 }
