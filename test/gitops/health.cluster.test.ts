@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { readyOf, Resource } from '../support/resources';
-import { argoCdHealth, kstatus } from './tools';
+import { argoCdHealth, kstatus, shippedHealthScripts } from './tools';
 
 // A private control plane: the test stops the controller to make generations stale and
 // deletions wait, which must not disturb the test files running beside it.
@@ -33,13 +30,7 @@ const secrets = object('test.com/v1', 'CopyratorRule', 'secrets', { ruleType: 's
 const database = object('stable.imaginedata.com/v1', 'Database', 'pending', { name: 'orders', 'storage-size': '1Gi', deletionPolicy: 'Snapshot' });
 
 /** Each kind's health script from the shipped dist/argocd/argocd-cm-health.yaml, as a file. */
-function shippedScript(kind: string): string {
-  const data = (parse(readFileSync(join(__dirname, '..', '..', 'dist', 'argocd', 'argocd-cm-health.yaml'), 'utf8')) as { data: Record<string, string> }).data;
-  const key = Object.keys(data).find((k) => k.endsWith(`_${kind}`))!;
-  const file = join(mkdtempSync(join(tmpdir(), 'argocd-health-')), `${kind}.lua`);
-  writeFileSync(file, data[key]);
-  return file;
-}
+const shippedScript = (kind: string) => [...shippedHealthScripts()].find(([key]) => key.endsWith(`_${kind}`))![1];
 
 /** What Argo CD and kstatus say of live objects, one line each. */
 function judge(live: Resource[]): { object: string; argoCd?: string; kstatus?: string }[] {

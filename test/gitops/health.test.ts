@@ -1,7 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { AnyKind, ReadyVerdict } from '../../src/core/kind';
 import { ENGINE_FAILURE_REASONS, ENGINE_PROGRESS_REASONS, failureReasons } from '../../src/core/status';
 import { argoCdHealthPatch, healthKey } from '../../src/gitops/argocd-health';
@@ -9,10 +7,9 @@ import { KINDS } from '../../src/kinds';
 import { statusPatch, verdictConditions } from '../../src/runtime/status';
 import { ALL_CASES } from '../kinds/all-cases';
 import { objectOf } from '../kinds/cases';
-import { argoCdHealth, Judgement, kstatus } from './tools';
+import { argoCdHealth, Judgement, kstatus, shippedHealthScripts, SHIPPED_HEALTH } from './tools';
 
 const root = join(__dirname, '..', '..');
-const SHIPPED = join(root, 'dist', 'argocd', 'argocd-cm-health.yaml');
 
 /**
  * Each kind's own Ready=False reasons that mean work in progress (its failure reasons are in
@@ -27,19 +24,6 @@ const PROGRESS_REASONS: Record<string, readonly string[]> = {
 };
 
 const FOLDERS: Record<string, string> = { ExchangeRate: 'exchangerate', CopyratorRule: 'copyrator', Guitar: 'guitar', RegistryMirror: 'registrymirror', Database: 'database' };
-
-/** The shipped ConfigMap's health scripts, each written to a file for gitops-health. */
-function shippedScripts(): Map<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'argocd-health-'));
-  const data = (parse(readFileSync(SHIPPED, 'utf8')) as { data: Record<string, string> }).data;
-  return new Map(
-    Object.entries(data).map(([key, script]) => {
-      const file = join(dir, `${key}.lua`);
-      writeFileSync(file, script);
-      return [key, file];
-    }),
-  );
-}
 
 interface State {
   readonly name: string;
@@ -91,10 +75,10 @@ const verdicts = (states: State[], judged: Judgement[], tool: 'argoCd' | 'kstatu
   states.map((state, i) => ({ state: state.name, [tool]: judged[i].error ?? judged[i].status, ...(tool === 'argoCd' && state.says && !judged[i].message?.includes(state.says) ? { message: judged[i].message } : {}) }));
 
 describe('Argo CD health checks (dist/argocd/argocd-cm-health.yaml)', () => {
-  const scripts = shippedScripts();
+  const scripts = shippedHealthScripts();
 
   it('are what the kinds generate now, one per kind (run npm run synth when this fails)', () => {
-    expect(readFileSync(SHIPPED, 'utf8')).toBe(argoCdHealthPatch(KINDS));
+    expect(readFileSync(SHIPPED_HEALTH, 'utf8')).toBe(argoCdHealthPatch(KINDS));
     expect([...scripts.keys()].sort()).toEqual(KINDS.map(healthKey).sort());
     expect(healthKey(KINDS.find((k) => k.kind === 'Database')!)).toBe('resource.customizations.health.stable.imaginedata.com_Database');
   });

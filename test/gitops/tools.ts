@@ -1,5 +1,24 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+
+/** The Argo CD health checks `npm run synth` ships. */
+export const SHIPPED_HEALTH = join(__dirname, '..', '..', 'dist', 'argocd', 'argocd-cm-health.yaml');
+
+/** The shipped health scripts by argocd-cm key, each written to a file for gitops-health. */
+export function shippedHealthScripts(): Map<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'argocd-health-'));
+  const data = (parse(readFileSync(SHIPPED_HEALTH, 'utf8')) as { data: Record<string, string> }).data;
+  return new Map(
+    Object.entries(data).map(([key, script]) => {
+      const file = join(dir, `${key}.lua`);
+      writeFileSync(file, script);
+      return [key, file];
+    }),
+  );
+}
 
 /** What a GitOps tool says of one object: a health or kstatus status and a message, or an error. */
 export interface Judgement {
