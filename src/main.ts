@@ -7,6 +7,7 @@ import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
 import { projectVersion } from './bundle/version';
 import { AnyKind } from './core/kind';
+import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
 import { checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
@@ -18,6 +19,8 @@ export const SYNC_WAVE = { crds: '-1', operator: '0', resources: '1' } as const;
 export const EXAMPLES_NAMESPACE = 'operator-examples';
 /** The project root (this file is lib/src/main.js once built). */
 export const ROOT = resolve(__dirname, '..', '..');
+/** Argo CD's health checks of every kind, a patch of its argocd-cm ConfigMap (not in kustomization.yaml: it is Argo CD's, not the cluster's). */
+export const ARGOCD_HEALTH_FILE = join('argocd', 'argocd-cm-health.yaml');
 /** Where a team declares its own resources, unless CDK8S_OPERATORS_INSTANCES says otherwise. */
 export const DEFAULT_INSTANCES_DIR = join(ROOT, 'src', 'instances');
 
@@ -129,6 +132,8 @@ function synthesize(options: AppOptions): void {
   const charts = buildApp(app, options);
   app.synth();
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
+  mkdirSync(join(app.outdir, dirname(ARGOCD_HEALTH_FILE)), { recursive: true });
+  writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS));
   const [crds, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),

@@ -19,7 +19,9 @@ export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
       // The API server allows nothing but the type here: metadata's schema is its own.
       metadata: { type: 'object' } as OpenApiSchema,
       spec: kind.spec.openApi,
-      status: kind.status.openApi,
+      // A status of its defaults (observedGeneration: 0) from the start: kstatus (Flux's wait,
+      // kubectl wait) takes an object without one for current before the controller acted on it.
+      status: { ...kind.status.openApi, default: {} },
       ...legacy,
     },
     ...(kind.legacyTopLevel ? {} : { required: ['spec'] }),

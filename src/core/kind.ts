@@ -215,6 +215,14 @@ export interface KindController<Spec, Status, Observation> {
    * this returns true; otherwise it returns what it waits for, which status shows.
    */
   readonly mayRelease?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => true | string;
+  /**
+   * The kind's own Ready=False reasons that mean it fails and will not get well without a
+   * change by a person (to the object or outside the cluster), e.g. a refused downgrade or a
+   * provider that is down. The engine's own (InvalidSpec, Conflict, ...) are always included.
+   * Every other Ready=False reason means work in progress. Status carries the verdict as
+   * Stalled or Reconciling, and Argo CD's health check shows Degraded or Progressing.
+   */
+  readonly failureReasons?: readonly string[];
   /** The Ready condition's reason when all is well. @default Reconciled */
   readonly readyReason?: string;
   /** Reconcile again after this long although nothing changed (e.g. to refresh a rate). */

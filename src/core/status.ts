@@ -17,8 +17,24 @@ export type Condition = Infer<typeof conditionSchema>;
 
 /** The status fields every kind shares; a kind adds its own beside them. */
 export const commonStatusProperties = {
-  observedGeneration: s.optional(s.integer({ description: 'The metadata.generation the controller last acted on.', minimum: 0 })),
+  // 0 by default (the CRD defaults status too): kstatus reads a new object as in progress, not current.
+  observedGeneration: s.integer({ description: 'The metadata.generation the controller last acted on; 0 until it first acts on the object.', minimum: 0, default: 0 }),
   conditions: s.optional(
     s.array(conditionSchema, { description: 'Standard conditions; Ready tells whether the children match the spec and are ready.', maxItems: 16, mapKeys: ['type'] }),
   ),
 };
+
+/**
+ * Ready=False reasons the engine writes that need a change by a person: a spec the schema
+ * refuses, objects of a child's name that someone else manages, a child that failed (a Job),
+ * and an observation that failed with an unexpected error.
+ */
+export const ENGINE_FAILURE_REASONS = ['InvalidSpec', 'Conflict', 'ChildFailed', 'ObservationFailed'] as const;
+
+/** Ready=False reasons the engine writes while work goes on: children not ready yet, a deletion waiting for its last step. */
+export const ENGINE_PROGRESS_REASONS = ['ChildNotReady', 'Finalizing'] as const;
+
+/** Every Ready=False reason of a kind that means it fails (Stalled, Degraded) rather than progresses (Reconciling, Progressing). */
+export function failureReasons(kind: { readonly controller?: { readonly failureReasons?: readonly string[] } }): readonly string[] {
+  return [...ENGINE_FAILURE_REASONS, ...(kind.controller?.failureReasons ?? [])];
+}

@@ -12,7 +12,7 @@ import { mapLimited } from './limit';
 import { matches } from './matches';
 import { claims, describeChild } from './ownership';
 import { childState } from './readiness';
-import { readyCondition, statusPatch } from './status';
+import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 
 type Owner = CustomResource & KubeObject;
@@ -197,8 +197,9 @@ async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers:
 
 /** Writes status only when it changed, and records an Event when Ready changes. */
 async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus: object): Promise<void> {
-  const ready = readyCondition(resource, verdict.status, verdict.reason, verdict.message);
-  const patch = statusPatch(resource, ready, kindStatus);
+  const conditions = verdictConditions(ctx.kind, resource, verdict);
+  const ready = conditions[0];
+  const patch = statusPatch(resource, conditions, kindStatus);
   if (!patch) return;
   const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
   ctx.wrote?.(resource, result);

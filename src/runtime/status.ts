@@ -1,5 +1,5 @@
-import { CustomResource } from '../core/kind';
-import { Condition } from '../core/status';
+import { AnyKind, CustomResource, ReadyVerdict } from '../core/kind';
+import { Condition, failureReasons } from '../core/status';
 import { metaTime } from '../kube/time';
 import { matches } from './matches';
 
@@ -7,11 +7,14 @@ export type { Condition };
 
 type StatusWithConditions = { conditions?: Condition[]; observedGeneration?: number };
 
-/** The Ready condition; its transition time moves only when its status does. */
-export function readyCondition(resource: CustomResource, status: 'True' | 'False', reason: string, message: string): Condition {
-  const previous = (resource.status as StatusWithConditions | undefined)?.conditions?.find((c) => c.type === 'Ready');
+/** The conditions the engine owns: Ready, and kstatus's abnormal-true pair that says why it is not. */
+const ENGINE_CONDITIONS = new Set(['Ready', 'Reconciling', 'Stalled']);
+
+/** A condition of the resource; its transition time moves only when its status does. */
+function condition(resource: CustomResource, type: string, status: 'True' | 'False', reason: string, message: string): Condition {
+  const previous = (resource.status as StatusWithConditions | undefined)?.conditions?.find((c) => c.type === type);
   return {
-    type: 'Ready',
+    type,
     status,
     reason,
     message,
@@ -20,10 +23,23 @@ export function readyCondition(resource: CustomResource, status: 'True' | 'False
   };
 }
 
+/**
+ * The engine's conditions for a verdict, Ready first; beside it what kstatus (Flux's `wait`,
+ * `kubectl wait`) reads: Stalled=True for a failure that needs a person (one of the kind's
+ * failure reasons), Reconciling=True for work in progress, neither when Ready. Without them
+ * kstatus would take a failing resource for one still in progress.
+ */
+export function verdictConditions(kind: AnyKind, resource: CustomResource, verdict: ReadyVerdict): [Condition, ...Condition[]] {
+  const ready = condition(resource, 'Ready', verdict.status, verdict.reason, verdict.message);
+  if (verdict.status === 'True') return [ready];
+  const failing = failureReasons(kind).includes(verdict.reason);
+  return [ready, condition(resource, failing ? 'Stalled' : 'Reconciling', 'True', verdict.reason, verdict.message)];
+}
+
 /** The status to write, or undefined when the object already has it (so an idle resync writes nothing). */
-export function statusPatch(resource: CustomResource, ready: Condition, kindStatus: object): Record<string, unknown> | undefined {
+export function statusPatch(resource: CustomResource, conditions: Condition[], kindStatus: object): Record<string, unknown> | undefined {
   const current = (resource.status ?? {}) as StatusWithConditions;
-  const others = (current.conditions ?? []).filter((c) => c.type !== 'Ready');
-  const next = { ...kindStatus, observedGeneration: resource.metadata.generation, conditions: [...others, ready] };
+  const others = (current.conditions ?? []).filter((c) => !ENGINE_CONDITIONS.has(c.type));
+  const next = { ...kindStatus, observedGeneration: resource.metadata.generation, conditions: [...others, ...conditions] };
   return matches(next, current) ? undefined : next;
 }

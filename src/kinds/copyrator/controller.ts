@@ -45,5 +45,7 @@ export const copyratorController: KindController<CopyratorSpec, CopyratorStatus,
       return observe(caches, rule);
     },
   status: (_rule, _observation, outcome) => ({ copies: outcome.served.length, conflicts: outcome.conflicts.slice(0, 100) }),
+  // Only a reinstall with Secret copying enabled helps.
+  failureReasons: ['SecretCopyingDisabled'],
   readyReason: 'Copied',
 };

@@ -3,7 +3,7 @@ import { CacheReader, CustomResource, KindController, KubeJson } from '../../cor
 import { DatabaseSpec, DatabaseStatus } from './api';
 import { databaseChildNames } from './childnames';
 import { DatabaseObservation, JobOutcome } from './observation';
-import { databasePhase, finalizerMayBeReleased } from './plan';
+import { databasePhase, finalizerMayBeReleased, HELD_REASONS } from './plan';
 import { parsePostgresImage } from './version';
 
 type Database = CustomResource<DatabaseSpec, DatabaseStatus>;
@@ -68,6 +68,8 @@ export const databaseController: KindController<DatabaseSpec, DatabaseStatus, Da
     const { phase, reason, message } = databasePhase(db.spec, observation);
     return phase === 'Ready' ? undefined : { status: 'False', reason, message };
   },
+  // Phases Held and Failed: the image change is refused, or the final snapshot failed.
+  failureReasons: [...HELD_REASONS, 'SnapshotFailed'],
   readyReason: 'Ready',
   mayRelease: (db, observation) => {
     if (finalizerMayBeReleased(db.spec, observation)) return true;

@@ -9,8 +9,12 @@ export interface ImagePlan {
   /** The upgrade Job to render: from the running image's version to spec.image's. */
   readonly upgrade?: { readonly from: PostgresVersion; readonly to: PostgresVersion };
   /** Why spec.image is not rolled out and will not be without a change by a person. */
-  readonly held?: { readonly reason: string; readonly message: string };
+  readonly held?: { readonly reason: HeldReason; readonly message: string };
 }
+
+/** Why an image change is held: each needs a person (set the image back, or restore into a new Database). */
+export const HELD_REASONS = ['ImageNotComparable', 'LibcChange', 'Downgrade', 'MajorUpgrade', 'UpgradeFailed'] as const;
+export type HeldReason = (typeof HELD_REASONS)[number];
 
 /**
  * The image decision. The StatefulSet keeps the running image until the upgrade Job (a

@@ -2,7 +2,7 @@ import { KindController, ObservationError } from '../../core/kind';
 import { parseDuration } from '../../core/duration';
 import { metaTime } from '../../kube/time';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
-import { ProviderError, RateProvider } from './provider';
+import { PROVIDER_FAILURES, ProviderError, RateProvider } from './provider';
 import { RateCache } from './rate-cache';
 
 /** The public Frankfurter service, as the original operator used. */
@@ -31,6 +31,8 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
   },
   status: (_exchangeRate, quote) =>
     quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: metaTime(new Date(quote.fetchedAt)) } : {}) } : {},
+  // A provider that is down or answers nonsense: the published rate grows old until someone acts.
+  failureReasons: PROVIDER_FAILURES,
   readyReason: 'RatePublished',
   // Due when the shared quote expires, not a full interval after this reconcile (which may have used an old one).
   requeueAfterMs: (spec, quote) => Math.max(1000, (quote?.fetchedAt ?? Date.now()) + parseDuration(spec.refreshInterval) - Date.now()),

@@ -4,7 +4,8 @@ import { Agent as HttpsAgent } from 'node:https';
 import { Quote } from './api';
 
 /** Why a quote could not be had; the controller puts it in the Ready condition's reason. */
-export type ProviderFailure = 'ProviderUnreachable' | 'ProviderTimeout' | 'ProviderRejected' | 'ProviderAnswerInvalid';
+export const PROVIDER_FAILURES = ['ProviderUnreachable', 'ProviderTimeout', 'ProviderRejected', 'ProviderAnswerInvalid'] as const;
+export type ProviderFailure = (typeof PROVIDER_FAILURES)[number];
 
 /** A failed quote, with a one-line message fit for a status condition (no credentials). */
 export class ProviderError extends Error {

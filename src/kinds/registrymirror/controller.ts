@@ -77,5 +77,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     }
     return undefined;
   },
+  // Nothing pulls through the mirror until someone creates the Secret.
+  failureReasons: ['CredentialsMissing'],
   readyReason: 'Mirroring',
 };
