@@ -89,10 +89,12 @@ async function choosePort(asked: string | undefined): Promise<number> {
   return (await portIsFree(8080)) ? 8080 : freePort();
 }
 
-async function restart(why: string): Promise<void> {
+/** Stops the controller and the UI and starts them from the new lib/; resolves once the UI answers again. */
+async function restart(uiUrl: string, why: string): Promise<void> {
   await Promise.all(children.map((c) => c.stop()));
   if (stopping) return;
   for (const c of children) c.start();
+  await waitForHttp(`${uiUrl}healthz`, 30_000).catch((err: Error) => say(`dev: ${err.message}`));
   say(`dev: restarted ${children.map((c) => c.name).join(' and ')} (${why})`);
 }
 
@@ -130,7 +132,7 @@ async function start(): Promise<void> {
     const what = changed.map(shown).slice(0, 3).join(', ') + (changed.length > 3 ? ', ...' : '');
     say(`dev: changed: ${what}; rebuilding`);
     if (stopping) return;
-    if (await synthAndApply(objects, true)) await restart(`after a change in ${what}`);
+    if (await synthAndApply(objects, true)) await restart(uiUrl, `after a change in ${what}`);
     else say('dev: kept the running controller and UI; fix the error and save again');
   });
 
