@@ -17,6 +17,8 @@ export class DevChild {
     private readonly command: string[],
     private readonly env: NodeJS.ProcessEnv,
     private readonly say: (line: string) => void,
+    /** True once dev itself stops: Ctrl-C in a terminal reaches the children too, and their exit is expected then. */
+    private readonly devStopping: () => boolean,
   ) {}
 
   get pid(): number | undefined {
@@ -31,7 +33,7 @@ export class DevChild {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         // Left stopped until the next change: restarting a crash at once would only loop.
-        if (!this.stopping) this.say(`dev: ${this.name} exited (${signal ?? `code ${code}`}); it starts again on the next change`);
+        if (!this.stopping && !this.devStopping()) this.say(`dev: ${this.name} exited (${signal ?? `code ${code}`}); it starts again on the next change`);
         resolve();
       });
       child.once('error', (err) => {

@@ -119,9 +119,9 @@ async function start(): Promise<void> {
   const bin = join(root, 'bin', 'cdk8s-operators');
   const kubeconfig = `--kubeconfig=${plane.kubeconfig}`;
   children.push(
-    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0'], { ...process.env, EXCHANGE_RATE_URL: rateUrl }, say),
+    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0'], { ...process.env, EXCHANGE_RATE_URL: rateUrl }, say, () => stopping),
     // Only on this machine: the UI acts with the control plane's admin credentials.
-    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], process.env, say),
+    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], process.env, say, () => stopping),
   );
   for (const c of children) c.start();
   const uiUrl = `http://127.0.0.1:${uiPort}/`;

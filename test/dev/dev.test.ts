@@ -56,8 +56,12 @@ async function interrupt(dev: DevRun): Promise<number | null> {
   return code;
 }
 
-function killAll(pids: number[]): void {
-  for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+/** Whatever a failed test left: dev, its children, the control plane, the folder. */
+async function cleanUp(dev: DevRun | undefined, dir: string): Promise<void> {
+  if (dev?.child.exitCode === null) dev.child.kill('SIGKILL');
+  for (const pid of dev?.childPids() ?? []) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  await stopControlPlane(join(dir, 'cluster'));
+  rmSync(dir, { recursive: true, force: true });
 }
 
 describe('npm run dev, starting its own control plane', () => {
@@ -79,12 +83,7 @@ describe('npm run dev, starting its own control plane', () => {
     objects = new ObjectClient(new KubeRest(kc), 'dev-test');
   }, 300_000);
 
-  afterAll(async () => {
-    if (dev?.child.exitCode === null) dev.child.kill('SIGKILL');
-    killAll(dev?.childPids() ?? []);
-    await stopControlPlane(join(dir, 'cluster'));
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => cleanUp(dev, dir), 60_000);
 
   it('prints what to run next: the kubeconfig, the category of all kinds, the UI\u2019s URL', () => {
     expect(dev.output()).toContain(`export KUBECONFIG=${join(dir, 'cluster', 'kubeconfig')}`);
@@ -149,12 +148,7 @@ describe('npm run dev, with a control plane already running (npm run cluster:up)
     plane = await startControlPlane(join(dir, 'cluster'));
   }, 180_000);
 
-  afterAll(async () => {
-    if (dev?.child.exitCode === null) dev.child.kill('SIGKILL');
-    killAll(dev?.childPids() ?? []);
-    await stopControlPlane(join(dir, 'cluster'));
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => cleanUp(dev, dir), 60_000);
 
   it('uses it, and leaves it running on Ctrl-C', async () => {
     mkdirSync(join(dir, 'watched'));
