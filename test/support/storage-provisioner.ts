@@ -26,7 +26,8 @@ export interface StorageProvisioner {
   readonly root: string;
   /** How many of the volumes it created still exist. */
   readonly provisioned: () => number;
-  stop(): Promise<void>;
+  /** Stops watching; deletes the volumes it made unless `keepVolumes` (a cluster that outlives it keeps its claims bound). */
+  stop(options?: { keepVolumes?: boolean }): Promise<void>;
 }
 
 /** Starts provisioning for claims in `namespace`, or in every namespace when it is undefined. */
@@ -89,9 +90,10 @@ export async function startStorageProvisioner(kc: k8s.KubeConfig, namespace?: st
   return {
     root,
     provisioned: () => created.size,
-    stop: async () => {
+    stop: async ({ keepVolumes = false } = {}) => {
       stopped = true;
       await informer.stop();
+      if (keepVolumes) return;
       // Claims still there (their namespace is being deleted) lose their volumes with the provisioner.
       for (const name of created) await core.deletePersistentVolume({ name }).catch(() => undefined);
       rmSync(root, { recursive: true, force: true });

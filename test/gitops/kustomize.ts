@@ -1,0 +1,23 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { KubeObject } from '../../src/kube/objects';
+
+let bin: string | undefined;
+
+/** The real kustomize, built on first use by kustomize/build.sh (seconds when the tool cache is cold). */
+export function kustomizeBinary(): string {
+  if (!bin) {
+    const output = execFileSync('bash', [join(__dirname, 'kustomize', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    bin = join(output.trim().split('\n').at(-1)!, 'kustomize');
+  }
+  return bin;
+}
+
+/** `kustomize build <dir>`, as Argo CD and Flux's kustomize-controller build a kustomization: its objects in output order. */
+export function kustomizeBuild(dir: string): KubeObject[] {
+  const output = execFileSync(kustomizeBinary(), ['build', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return parseAllDocuments(output)
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
