@@ -1,12 +1,12 @@
 import * as k8s from '@kubernetes/client-node';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { childState } from '../../src/runtime/readiness';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
@@ -121,7 +121,7 @@ beforeAll(async () => {
   committed = kustomizeBuild(join(root, 'dist'));
 
   plane = await startControlPlane(join(dir, 'cluster'));
-  spawn(process.execPath, [join(root, 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(plane.processes)], { detached: true, stdio: 'ignore' }).unref();
+  startWatchdog(plane.processes);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
   objects = new ObjectClient(new KubeRest(kc), FIELD_MANAGER);
