@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { CATEGORY } from '../../src/bundle/crd';
 import { ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, isRunning, readState, repoRoot, startControlPlane, stopControlPlane } from '../../test/controlplane/controlplane';
+import { ControlPlaneState, isRunning, readState, repoRoot, startControlPlane, startWatchdog, stopControlPlane } from '../../test/controlplane/controlplane';
 import { freePort } from '../../test/controlplane/processes';
 import { applyBundle } from '../../test/support/apply-bundle';
 import { FakeRateProvider, startRateProvider } from '../../test/support/rate-provider';
@@ -62,7 +62,10 @@ async function controlPlane(): Promise<ControlPlaneState> {
   if (state) await stopControlPlane(clusterDir);
   say(`dev: starting a local control plane in ${clusterDir}`);
   startedPlane = true;
-  return startControlPlane(clusterDir);
+  const started = await startControlPlane(clusterDir);
+  // Should dev die without its clean-up (SIGKILL, a crash), the control plane it started stops too.
+  startWatchdog(started.processes);
+  return started;
 }
 
 /** Synthesizes the bundle with the examples and applies it; false (and said why) when that failed. */
@@ -118,10 +121,11 @@ async function start(): Promise<void> {
   const uiPort = await choosePort(process.env.DEV_UI_PORT);
   const bin = join(root, 'bin', 'cdk8s-operators');
   const kubeconfig = `--kubeconfig=${plane.kubeconfig}`;
+  const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(join(__dirname, 'orphan-guard.js'))}`.trim() };
   children.push(
-    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0'], { ...process.env, EXCHANGE_RATE_URL: rateUrl }, say, () => stopping),
+    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0'], { ...env, EXCHANGE_RATE_URL: rateUrl }, say, () => stopping),
     // Only on this machine: the UI acts with the control plane's admin credentials.
-    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], process.env, say, () => stopping),
+    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], env, say, () => stopping),
   );
   for (const c of children) c.start();
   const uiUrl = `http://127.0.0.1:${uiPort}/`;
@@ -167,6 +171,8 @@ async function shutdown(why: string, code: number): Promise<void> {
 
 process.on('SIGINT', () => void shutdown('SIGINT', 0));
 process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+// The terminal closed: Node's default would exit at once, leaving what dev started.
+process.on('SIGHUP', () => void shutdown('SIGHUP', 0));
 const startup = start();
 startup.catch((err: Error) => {
   if (err instanceof Stopping) return;

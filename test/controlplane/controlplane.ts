@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApiEndpoint, apiRequest } from './api';
@@ -48,6 +48,14 @@ export function repoRoot(): string {
   let dir = __dirname;
   while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
   return dir;
+}
+
+/**
+ * Starts the watchdog (watchdog.ts, compiled into lib/ by `npm run build`) beside `processes`:
+ * when `parent` dies without stopping them (killed, timed out), it stops them.
+ */
+export function startWatchdog(processes: readonly ManagedProcess[], parent = process.pid): void {
+  spawn(process.execPath, [join(repoRoot(), 'lib', 'test', 'controlplane', 'watchdog.js'), String(parent), JSON.stringify(processes)], { detached: true, stdio: 'ignore' }).unref();
 }
 
 /** Builds the binaries if needed (cached outside the repo) and returns their directory. */

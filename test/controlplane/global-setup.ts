@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startControlPlane } from './controlplane';
+import { startControlPlane, startWatchdog } from './controlplane';
 
 /**
  * Starts a fresh control plane for the test run, or uses the cluster TEST_KUBECONFIG points at.
@@ -17,10 +16,7 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const state = await startControlPlane(dir);
   // If Jest dies without its teardown, the watchdog stops the control plane (compiled by pretest).
-  spawn(process.execPath, [join(__dirname, '..', '..', 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(state.processes)], {
-    detached: true,
-    stdio: 'ignore',
-  }).unref();
+  startWatchdog(state.processes);
   process.env.TEST_KUBECONFIG = state.kubeconfig;
   process.env.TEST_CONTROL_PLANE_DIR = dir;
   process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;

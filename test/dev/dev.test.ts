@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
@@ -54,6 +54,27 @@ async function interrupt(dev: DevRun): Promise<number | null> {
   const code = await dev.exited;
   clearTimeout(timer);
   return code;
+}
+
+/** Every process whose command line names `dir` (the control plane's, the controller's and the UI's do), as pid and command. */
+function processesNaming(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (command.includes(dir)) found.push(`${pid}: ${command}`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Waits until no process names `dir` (the control plane's watchdog may take a second to notice); fails listing those left. */
+async function expectNothingRunning(dir: string, timeoutMs: number): Promise<void> {
+  await eventually('every process dev started gone', async () => (processesNaming(dir).length === 0 ? true : undefined), timeoutMs).catch(() => {
+    throw new Error(`still running:\n${processesNaming(dir).join('\n')}`);
+  });
 }
 
 /** Whatever a failed test left: dev, its children, the control plane, the folder. */
@@ -134,8 +155,30 @@ describe('npm run dev, starting its own control plane', () => {
     expect(await interrupt(dev)).toBe(0);
     expect(dev.output()).toMatch(/^dev: stopped; nothing left running$/m);
     expect(pids.filter(isAlive)).toEqual([]);
+    await expectNothingRunning(dir, 5_000);
     expect(existsSync(join(dir, 'cluster', 'state.json'))).toBe(false);
   }, 120_000);
+});
+
+describe('npm run dev, killed without a chance to clean up (SIGKILL)', () => {
+  let dir: string;
+  let dev: DevRun | undefined;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dev-test-'));
+    mkdirSync(join(dir, 'watched'));
+  });
+
+  afterAll(() => cleanUp(dev, dir), 60_000);
+
+  it('still leaves nothing running: the controller and the UI stop, and so does the control plane it started', async () => {
+    dev = startDev({ CLUSTER_DIR: join(dir, 'cluster'), DEV_WATCH: join(dir, 'watched'), DEV_UI_PORT: String(await freePort()) });
+    await dev.waitFor(/^dev: ready/m, 240_000);
+    expect(processesNaming(dir).length).toBeGreaterThan(2);
+    dev.child.kill('SIGKILL');
+    await dev.exited;
+    await expectNothingRunning(dir, 30_000);
+  }, 300_000);
 });
 
 describe('npm run dev, with a control plane already running (npm run cluster:up)', () => {

@@ -15,3 +15,18 @@ export function fieldDrift(written: unknown, actual: unknown, path = ''): string
   }
   return written === actual ? [] : [`${path}: wrote ${JSON.stringify(written)}, got ${JSON.stringify(actual)}`];
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const shown = (value: unknown) => (value === undefined ? 'absent' : JSON.stringify(value));
+
+/** Every leaf where `before` and `after` differ, either way: one line per leaf (path, before -> after). */
+export function objectDiff(before: unknown, after: unknown, path = ''): string[] {
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => objectDiff(before[key], after[key], `${path}.${key}`));
+  }
+  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    return before.flatMap((item, i) => objectDiff(item, after[i], `${path}[${i}]`));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [`${path || '.'}: ${shown(before)} -> ${shown(after)}`];
+}

@@ -1,16 +1,17 @@
 import * as k8s from '@kubernetes/client-node';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { childState } from '../../src/runtime/readiness';
+import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
-import { fieldDrift } from './drift';
+import { fieldDrift, objectDiff } from './drift';
 import { kustomizeBuild } from './kustomize';
 
 // dist/ synced as Argo CD syncs it: built by the real kustomize, applied server-side wave by
@@ -21,8 +22,11 @@ const FIELD_MANAGER = 'argocd-controller';
 const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 /** Every kind's example converges on the fake node (the database's and the mirror's claims bound by the test provisioner). */
 const EXAMPLES = ['ExchangeRate', 'Guitar', 'CopyratorRule', 'RegistryMirror', 'Database'];
+/** The namespaces src/instances/ puts a team's resources in: they must exist before a sync (README), as Argo CD's CreateNamespace makes only the Application's own. */
+const TEAM_NAMESPACES = ['team-a'];
 
-type Live = KubeObject & { metadata: { resourceVersion?: string }; status?: { conditions?: { type: string; status: string }[] } };
+type Condition = { type: string; status: string; message?: string };
+type Live = KubeObject & { metadata: { resourceVersion?: string; generation?: number }; status?: { conditions?: Condition[] } };
 
 let dir: string;
 let plane: ControlPlaneState | undefined;
@@ -30,26 +34,78 @@ let objects: ObjectClient;
 let provider: FakeRateProvider | undefined;
 let provisioner: StorageProvisioner | undefined;
 let controller: ControllerProcess | undefined;
-let built: KubeObject[];
+/** `kustomize build` of a dist/ synthesized with the examples (and none of src/instances/). */
+let examples: KubeObject[];
+/** `kustomize build dist`: the committed dist/, with the team's resources of src/instances/. */
+let committed: KubeObject[];
 
 const wave = (o: KubeObject) => Number((o.metadata as { annotations?: Record<string, string> }).annotations?.[SYNC_WAVE] ?? 0);
+const name = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+const condition = (o: Live, type: string) => o.status?.conditions?.find((c) => c.type === type);
 
-/** One sync: wave by wave, in kustomize's order within a wave, each wave's CRDs Established before the next; what the API server answered. */
+/** Argo CD's verdict in short: a CRD once Established, any other object by kstatus' rules (Deployments available, Ready not False...). */
+async function healthy(manifest: KubeObject): Promise<true | undefined> {
+  const live = await objects.get<Live>(manifest);
+  if (live.kind === 'CustomResourceDefinition') return condition(live, 'Established')?.status === 'True' ? true : undefined;
+  return childState(live as Parameters<typeof childState>[0]).ready ? true : undefined;
+}
+
+/**
+ * One sync: wave by wave, in kustomize's order within a wave; as Argo CD, the next wave only
+ * once every object of this one is healthy. What the API server answered.
+ */
 async function sync(manifests: KubeObject[]): Promise<Live[]> {
   const answers: Live[] = [];
-  for (const w of [...new Set(manifests.map(wave))].sort((a, b) => a - b)) {
+  const waves = [...new Set(manifests.map(wave))].sort((a, b) => a - b);
+  for (const [i, w] of waves.entries()) {
     const inWave = manifests.filter((o) => wave(o) === w);
     for (const manifest of inWave) answers.push(await objects.apply<Live>(manifest, { force: true }));
-    for (const crd of inWave.filter((o) => o.kind === 'CustomResourceDefinition')) {
-      await eventually(`CRD ${crd.metadata.name} Established`, async () =>
-        (await objects.get<Live>(crd)).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined,
-      );
-    }
+    if (i === waves.length - 1) break;
+    for (const manifest of inWave) await eventually(`${name(manifest)} healthy before wave ${waves[i + 1]}`, () => healthy(manifest), 120_000);
   }
   return answers;
 }
 
-const name = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+type DeploymentManifest = KubeObject & { spec: { replicas: number; template: { spec: { containers: { resources: { limits: Record<string, string> } }[] } } } };
+const controllerDeployment = () => structuredClone(examples.find((o) => o.kind === 'Deployment' && o.metadata.name === 'controller')!) as DeploymentManifest;
+
+async function expectReady(manifests: KubeObject[]): Promise<void> {
+  expect(manifests.length).toBeGreaterThan(0);
+  for (const manifest of manifests) {
+    await eventually(`${name(manifest)} Ready`, async () => (condition(await objects.get<Live>(manifest), 'Ready')?.status === 'True' ? true : undefined), 120_000);
+  }
+}
+
+/** The objects a sync of `manifests` created or wrote to (a new resourceVersion). */
+async function changedBySync(manifests: KubeObject[]): Promise<string[]> {
+  const before = new Map<string, string | undefined>();
+  for (const o of manifests) before.set(name(o), (await objects.find<Live>(o))?.metadata.resourceVersion);
+  return (await sync(manifests)).filter((answer) => answer.metadata.resourceVersion !== before.get(name(answer))).map(name);
+}
+
+/**
+ * Drift as Argo CD's server-side diff sees it: a dry-run apply of the manifest predicts the
+ * live object after a sync; any difference from the live object, in any field (also those
+ * the API server or the controller fill in), is drift. And the live object holds every field
+ * as written (a value the API server normalized would show here). A difference must hold
+ * three reads in a row: the controller may write a status between the read and the dry-run.
+ */
+async function drift(manifests: KubeObject[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const manifest of manifests) {
+    let differences: string[] = [];
+    for (let attempt = 0; attempt < 3 && (attempt === 0 || differences.length > 0); attempt++) {
+      const live = await objects.get<Live>(manifest);
+      const predicted = await objects.apply<Live>(manifest, { dryRun: true, force: true });
+      differences = [
+        ...fieldDrift(manifest, live).map((d) => `${name(manifest)} live ${d}`),
+        ...objectDiff(live, predicted).map((d) => `${name(manifest)} a sync would change ${d}`),
+      ];
+    }
+    found.push(...differences);
+  }
+  return found;
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sync-test-'));
@@ -61,17 +117,18 @@ beforeAll(async () => {
     stdio: 'ignore',
     env: { ...process.env, PATH },
   });
-  built = kustomizeBuild(join(dir, 'dist'));
+  examples = kustomizeBuild(join(dir, 'dist'));
+  committed = kustomizeBuild(join(root, 'dist'));
 
   plane = await startControlPlane(join(dir, 'cluster'));
-  spawn(process.execPath, [join(root, 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(plane.processes)], { detached: true, stdio: 'ignore' }).unref();
+  startWatchdog(plane.processes);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
   objects = new ObjectClient(new KubeRest(kc), FIELD_MANAGER);
   provisioner = await startStorageProvisioner(kc);
   provider = await startRateProvider();
   controller = startController([`--kubeconfig=${plane.kubeconfig}`, '--leader-election=false', '--http-port=0'], join(dir, 'controller.log'), { EXCHANGE_RATE_URL: provider.url });
-  await sync(built);
+  await sync(examples);
 }, 300_000);
 
 afterAll(async () => {
@@ -82,48 +139,57 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-describe('dist/ built by kustomize and synced wave by wave', () => {
+describe('dist/ with the examples, built by kustomize and synced wave by wave', () => {
   it('orders the waves CRDs, operator, examples', () => {
-    const waves = (kind: string) => [...new Set(built.filter((o) => o.kind === kind).map(wave))];
+    const waves = (kind: string) => [...new Set(examples.filter((o) => o.kind === kind).map(wave))];
     expect(waves('CustomResourceDefinition')).toEqual([-1]);
     expect(waves('Deployment')).toEqual([0]);
     for (const kind of EXAMPLES) expect(waves(kind)).toEqual([1]);
   });
 
-  it.each(EXAMPLES)('converges: the example %s becomes Ready', async (kind) => {
-    const examples = built.filter((o) => o.kind === kind);
-    expect(examples.length).toBeGreaterThan(0);
-    for (const example of examples) {
-      await eventually(`${name(example)} Ready`, async () =>
-        (await objects.get<Live>(example)).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined,
-      120_000);
-    }
-  }, 150_000);
+  it.each(EXAMPLES)('converges: the example %s becomes Ready', (kind) => expectReady(examples.filter((o) => o.kind === kind)), 150_000);
 
   it('a second sync changes nothing: every object keeps its resourceVersion', async () => {
-    const before = new Map<string, string | undefined>();
-    for (const o of built) before.set(name(o), (await objects.get<Live>(o)).metadata.resourceVersion);
-    const changed = (await sync(built)).filter((answer) => answer.metadata.resourceVersion !== before.get(name(answer))).map(name);
-    expect(changed).toEqual([]);
+    expect(await changedBySync(examples)).toEqual([]);
   });
 
-  it('shows no drift: a server-side dry-run and the live object both hold every field as dist/ writes it', async () => {
-    const drift: string[] = [];
-    for (const manifest of built) {
-      const live = await objects.get<Live>(manifest);
-      const dryRun = await objects.apply<Live>(manifest, { dryRun: true, force: true });
-      drift.push(...fieldDrift(manifest, live).map((d) => `${name(manifest)} live ${d}`));
-      drift.push(...fieldDrift(manifest, dryRun).map((d) => `${name(manifest)} dry-run ${d}`));
-    }
-    expect(drift).toEqual([]);
+  it('shows no drift: a dry-run apply of every object predicts the live object exactly, and the live object holds every field as written', async () => {
+    expect(await drift(examples)).toEqual([]);
   });
 
   it('would see drift: a quantity the API server normalizes (cpu "1000m" becomes "1") shows', async () => {
-    const deployment = structuredClone(built.find((o) => o.kind === 'Deployment' && o.metadata.name === 'controller')!) as KubeObject & {
-      spec: { template: { spec: { containers: { resources: { limits: Record<string, string> } }[] } } };
-    };
+    const deployment = controllerDeployment();
     deployment.spec.template.spec.containers[0].resources.limits.cpu = '1000m';
-    const dryRun = await objects.apply(deployment, { dryRun: true, force: true });
-    expect(fieldDrift(deployment, dryRun)).toEqual(['.spec.template.spec.containers[0].resources.limits.cpu: wrote "1000m", got "1"']);
+    expect(await drift([deployment])).toEqual([
+      'Deployment cdk8s-operators/controller live .spec.template.spec.containers[0].resources.limits.cpu: wrote "1000m", got "1"',
+    ]);
+  });
+
+  it('would see drift: a field the live object holds otherwise shows as a change a sync would make', async () => {
+    const deployment = controllerDeployment();
+    deployment.spec.replicas = 3;
+    expect(await drift([deployment])).toContain('Deployment cdk8s-operators/controller a sync would change .spec.replicas: 2 -> 3');
+  });
+});
+
+describe('the committed dist/ (kustomize build dist), synced onto it as a team syncs its repository', () => {
+  let team: KubeObject[];
+
+  beforeAll(async () => {
+    team = committed.filter((o) => wave(o) === 1);
+    for (const namespace of TEAM_NAMESPACES) await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  });
+
+  it('changes nothing of the operator and adds the team\u2019s resources', async () => {
+    const changed = new Set(await changedBySync(committed));
+    expect(committed.filter((o) => wave(o) < 1 && changed.has(name(o))).map(name)).toEqual([]);
+    expect(team.filter((o) => !changed.has(name(o))).map(name)).toEqual([]);
+  });
+
+  it('converges: every resource of src/instances/ becomes Ready', () => expectReady(team), 150_000);
+
+  it('a second sync changes nothing, and shows no drift', async () => {
+    expect(await changedBySync(committed)).toEqual([]);
+    expect(await drift(committed)).toEqual([]);
   });
 });

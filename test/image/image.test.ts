@@ -1,11 +1,11 @@
 import * as k8s from '@kubernetes/client-node';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, Stats, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeError, KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
 import { loadYaml } from '../support/manifests';
@@ -106,7 +106,7 @@ beforeAll(async () => {
   controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url });
   // If the test process dies before afterAll, the watchdog stops the control plane and the controller; the next run unmounts.
   const watched = [...plane.processes, { name: 'controller', pid: controller.pid!, logFile: controllerLog(), binary: 'chroot', args: podArgs }];
-  spawn(process.execPath, [join(root, 'lib', 'test', 'controlplane', 'watchdog.js'), String(process.pid), JSON.stringify(watched)], { detached: true, stdio: 'ignore' }).unref();
+  startWatchdog(watched);
   controllerExit = new Promise((resolve) => {
     controller!.once('exit', (code) => resolve(code));
     controller!.once('error', () => resolve(-1)); // not started at all
