@@ -113,13 +113,18 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
   if (!cluster?.server) throw new KubeConfigError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
   const user: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
 
-  if (user.exec || user['auth-provider'] || cluster['proxy-url']) {
+  // Credentials that run code, need a proxy, or send a header several times: client-node's job, as before.
+  if (user.exec || user['auth-provider'] || user['as-groups'] || cluster['proxy-url']) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { KubeConfig } = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
-    const kc = new KubeConfig();
-    kc.loadFromFile(read[0]);
-    if (read.length > 1) kc.loadFromDefault();
-    return clientNodeConnection(kc);
+    // The files we read, merged as above: the first current-context set wins.
+    const [first, ...rest] = read.map((file) => Object.assign(new KubeConfig(), { file }));
+    first.loadFromFile(first.file);
+    for (const more of rest) {
+      more.loadFromFile(more.file);
+      first.mergeConfig(more, Boolean(first.currentContext));
+    }
+    return clientNodeConnection(first);
   }
 
   const pem = (data: string | undefined, path: string | undefined, what: string, base: string) =>
@@ -132,8 +137,6 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
     servername: cluster['tls-server-name'],
   };
   const impersonation: Record<string, string> = user.as ? { 'Impersonate-User': user.as } : {};
-  // undici sends one header per name; the API server reads the comma-joined form of repeated headers too.
-  if (user['as-groups']?.length) impersonation['Impersonate-Group'] = user['as-groups'].join(',');
   const credentials = user.tokenFile ? tokenFile(resolve(user.from, user.tokenFile)) : async () => authorization(user);
   return tlsConnection(cluster.server.replace(/\/$/, ''), tls, async () => ({ ...(await credentials()), ...impersonation }));
 }

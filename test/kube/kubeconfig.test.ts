@@ -79,6 +79,16 @@ describe('loadKubeConnection: a kubeconfig read without @kubernetes/client-node'
     expect(await version(write('exec', config))).toMatch(/^v1\./);
   });
 
+  it('hands an exec plugin in one of several $KUBECONFIG files to client-node, merged the same way', async () => {
+    const config = testConfig();
+    const token = first(config, 'users').user.token as string;
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } });
+    const onlyCurrent = write('a', { apiVersion: 'v1', kind: 'Config', 'current-context': config['current-context'] });
+    first(config, 'users').user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `echo '${credential}'`], interactiveMode: 'Never' } };
+    const everythingElse = write('b', { ...config, 'current-context': 'not-this-one' });
+    expect(await version(undefined, { KUBECONFIG: `${onlyCurrent}:${everythingElse}` })).toMatch(/^v1\./);
+  });
+
   it.each([
     ['a missing file', () => join(dir, 'nope'), /^cannot load the kubeconfig .*nope: ENOENT/],
     ['no current-context', () => write('c', { ...testConfig(), 'current-context': '' }), /has no current-context/],
