@@ -31,6 +31,7 @@ describe('npm run synth with a team\u2019s resources', () => {
       '0-crds.k8s.yaml',
       '1-operator.k8s.yaml',
       '2-instances.k8s.yaml',
+      'argocd/argocd-cm-health.yaml',
       'kustomization.yaml',
       'preview/_cluster/registrymirrors.quay.yaml',
       'preview/team-x/exchangerates.usd.yaml',
