@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { Agent } from 'undici';
 import { parse } from 'yaml';
 import { OptionError } from '../runtime/config';
-import { clientNodeConnection, KubeConnection } from './connection';
+import { clientNodeConnection, Headers, keepAlivePool, KubeConnection, TlsOptions } from './connection';
 
 /**
  * Finds the cluster the way kubectl does and connects to it without @kubernetes/client-node,
@@ -113,8 +112,8 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
   if (!cluster?.server) throw new KubeConfigError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
   const user: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
 
-  // Credentials that run code, need a proxy, or send a header several times: client-node's job, as before.
-  if (user.exec || user['auth-provider'] || user['as-groups'] || cluster['proxy-url']) {
+  // Credentials that run code or need a proxy: client-node's job, as before.
+  if (user.exec || user['auth-provider'] || cluster['proxy-url']) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { KubeConfig } = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
     // The files we read, merged as above: the first current-context set wins.
@@ -136,7 +135,11 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
     rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
     servername: cluster['tls-server-name'],
   };
-  const impersonation: Record<string, string> = user.as ? { 'Impersonate-User': user.as } : {};
+  // Like kubectl: one Impersonate-Group line per group (node:http sends a list that way).
+  const impersonation: Headers = {
+    ...(user.as ? { 'Impersonate-User': user.as } : {}),
+    ...(user['as-groups']?.length ? { 'Impersonate-Group': user['as-groups'] } : {}),
+  };
   const credentials = user.tokenFile ? tokenFile(resolve(user.from, user.tokenFile)) : async () => authorization(user);
   return tlsConnection(cluster.server.replace(/\/$/, ''), tls, async () => ({ ...(await credentials()), ...impersonation }));
 }
@@ -160,21 +163,12 @@ function tokenFile(path: string): () => Promise<Record<string, string>> {
   };
 }
 
-interface TlsOptions {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  rejectUnauthorized?: boolean;
-  servername?: string;
-}
-
-/** One keep-alive pool per API server: TLS is negotiated once per connection, not per request. */
-function tlsConnection(server: string, tls: TlsOptions, headers: () => Promise<Record<string, string>>): KubeConnection {
-  const dispatcher = new Agent({ allowH2: false, connect: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) });
+function tlsConnection(server: string, tls: TlsOptions, headers: () => Promise<Headers>): KubeConnection {
+  const agent = keepAlivePool(server, tls);
   return {
     server,
     async prepare() {
-      return { headers: await headers(), dispatcher };
+      return { headers: await headers(), agent };
     },
   };
 }

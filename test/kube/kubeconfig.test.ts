@@ -89,6 +89,17 @@ describe('loadKubeConnection: a kubeconfig read without @kubernetes/client-node'
     expect(await version(undefined, { KUBECONFIG: `${onlyCurrent}:${everythingElse}` })).toMatch(/^v1\./);
   });
 
+  it('impersonates the user and every group of as and as-groups, as kubectl does', async () => {
+    const config = testConfig();
+    Object.assign(first(config, 'users').user, { as: 'jane', 'as-groups': ['developers', 'auditors'] });
+    const rest = new KubeRest(await loadKubeConnection({ kubeconfig: write('as', config) }, {}));
+    const review = await rest.request<{ status: { userInfo: { username: string; groups: string[] } } }>('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
+    expect(review.status.userInfo.username).toBe('jane');
+    expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['developers', 'auditors']));
+  });
+
   it.each([
     ['a missing file', () => join(dir, 'nope'), /^cannot load the kubeconfig .*nope: ENOENT/],
     ['no current-context', () => write('c', { ...testConfig(), 'current-context': '' }), /has no current-context/],
