@@ -85,6 +85,34 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation) => void;
 }
 
+/**
+ * What a kind's `constructs` module exports: the parts of the kind that build constructs.
+ * Its definition loads that module only when one of them is first used (see
+ * `constructsOnFirstUse`), so a controller that renders none of the kind's objects never loads
+ * cdk8s or cdk8s-plus-27's generated classes, and a kind costs memory only once it is served.
+ */
+export interface KindConstructs<Spec = unknown, Observation = unknown> {
+  readonly render: KindDefinition<Spec, unknown, Observation>['render'];
+  readonly example?: KindDefinition['example'];
+  readonly install?: KindDefinition['install'];
+}
+
+/**
+ * The construct entry points of a kind's definition, each loading the kind's constructs module
+ * (`load`, a `require` of it) at its first call. `example` and `install` are declared only
+ * when the kind has them, which it says here since the module is not loaded to find out.
+ */
+export function constructsOnFirstUse<Spec, Observation>(
+  load: () => KindConstructs<Spec, Observation>,
+  has: { readonly example?: boolean; readonly install?: boolean } = {},
+): Pick<KindDefinition<Spec, unknown, Observation>, 'render' | 'example' | 'install'> {
+  return {
+    render: (scope, resource, observation) => load().render(scope, resource, observation),
+    ...(has.example ? { example: (scope: Construct, namespace: string) => load().example!(scope, namespace) } : {}),
+    ...(has.install ? { install: (scope: Construct, context: InstallContext) => load().install!(scope, context) } : {}),
+  };
+}
+
 /** An option a kind adds to the controller's flags and environment variables. */
 export interface KindOption {
   /** The flag without dashes; the environment variable is the same in upper snake case. */

@@ -1,5 +1,4 @@
-import { App, Chart } from 'cdk8s';
-import { Construct } from 'constructs';
+import type { Chart } from 'cdk8s';
 import { formatFieldErrors } from '../schema';
 import { AnyKind, CustomResource, KindDefinition, validateResource } from './kind';
 import { childLabels } from './names';
@@ -13,26 +12,24 @@ export interface Manifest {
 }
 
 /**
- * The chart one resource's children live in: their namespace defaults to the owner's, and
- * every object gets the owner's labels. Synth previews use it inside the app; the render
- * command and the controller use `renderChildren`.
- */
-export class ChildrenChart extends Chart {
-  constructor(scope: Construct, id: string, kind: AnyKind, resource: CustomResource<unknown, unknown>) {
-    super(scope, id, { namespace: resource.metadata.namespace, labels: childLabels(kind, resource), disableResourceNameHashes: true });
-  }
-}
-
-/**
  * Renders one resource's children in a fresh in-memory app (a construct cannot be removed
- * from a tree, so every render starts from nothing) and returns them as JSON.
+ * from a tree, so every render starts from nothing) and returns them as JSON. Their chart
+ * puts them in the owner's namespace unless they name one, and gives each the owner's labels
+ * (`Chart.of(scope).labels` inside a kind's constructs).
  */
 export function renderChildren<Spec, Observation>(
   kind: Pick<KindDefinition<Spec, unknown, Observation>, 'render'> & AnyKind,
   resource: CustomResource<Spec>,
   observation?: Observation,
 ): Manifest[] {
-  const chart = new ChildrenChart(new App(), 'children', kind, resource);
+  // cdk8s loads with the first render, as a kind's constructs do (see KindConstructs).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cdk8s = require('cdk8s') as typeof import('cdk8s');
+  const chart: Chart = new cdk8s.Chart(new cdk8s.App(), 'children', {
+    namespace: resource.metadata.namespace,
+    labels: childLabels(kind, resource),
+    disableResourceNameHashes: true,
+  });
   kind.render(chart, resource, observation);
   return chart.toJson() as Manifest[];
 }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { OptionError } from '../runtime/config';
 import { clientNodeConnection, Headers, keepAlivePool, KubeConnection, TlsOptions } from './connection';
 
@@ -90,7 +89,9 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
     }
     read.push(file);
     const from = dirname(resolve(file));
-    const doc = (parse(text) ?? {}) as Record<string, unknown>;
+    // The YAML parser loads only for a kubeconfig file: a controller in a Pod uses its service account.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const doc = ((require('yaml') as typeof import('yaml')).parse(text) ?? {}) as Record<string, unknown>;
     currentContext ??= (doc['current-context'] as string | undefined) || undefined;
     // Entries are `{ name, <field>: {...} }`, e.g. `{ name: dev, cluster: { server: ... } }`.
     const add = <T>(into: Map<string, Located<T>>, list: unknown, field: string) => {

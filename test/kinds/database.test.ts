@@ -4,7 +4,6 @@ import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
 import { Manifest, renderChildren } from '../../src/core/render';
 import {
   CREATE_ONLY_ANNOTATION,
-  databaseExample,
   databaseKind,
   databasePhase,
   DatabaseObservation,
@@ -15,10 +14,9 @@ import {
   MAX_CRONJOB_NAME_LENGTH,
   parsePostgresImage,
   compareVersions,
-  PGDATA,
-  DATA_MOUNT,
-  ROLE_LABEL,
 } from '../../src/kinds/database';
+import { databaseExample } from '../../src/kinds/database/example';
+import { DATA_MOUNT, PGDATA, ROLE_LABEL } from '../../src/kinds/database/server';
 import { primaryStartScript, standbyStartScript } from '../../src/kinds/database/scripts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,15 +5,13 @@ import { Manifest, renderChildren } from '../../src/core/render';
 import {
   mirrorNames,
   MIRRORS_NAMESPACE,
-  NODE_CERTS_MOUNT,
-  nodeConfigScript,
-  removeCommand,
-  RegistryMirrorCache,
-  registryMirrorExample,
   registryMirrorKind,
   RegistryMirrorSpec,
   RegistryMirrorStatus,
 } from '../../src/kinds/registrymirror';
+import { RegistryMirrorCache } from '../../src/kinds/registrymirror/cache';
+import { registryMirrorExample } from '../../src/kinds/registrymirror/example';
+import { NODE_CERTS_MOUNT, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
 
 type Mirror = CustomResource<RegistryMirrorSpec, RegistryMirrorStatus>;
 

@@ -1,6 +1,6 @@
 import { CacheReader, CustomResource, KindController, ObservationError, Query } from '../../core/kind';
 import { CopyratorSpec, CopyratorStatus } from './api';
-import { isCopyable, SourceObject } from './copies';
+import { isCopyable, SourceObject } from './sources';
 import { sourceNamespaces, targetNamespaces } from './namespaces';
 
 /** What the controller found in the cluster for one rule: the sources to copy and where to. */

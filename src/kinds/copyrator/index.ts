@@ -1,12 +1,10 @@
-import { CHILD_VERBS, KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
-import { Copies } from './copies';
 import { copyratorController, CopyratorObservation } from './controller';
-import { copyratorExample } from './example';
 import { layoutRules, specOfRule } from './layout';
 
 export * from './api';
-export * from './copies';
+export * from './sources';
 export * from './controller';
 export * from './namespaces';
 
@@ -30,7 +28,6 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
     { name: 'Copies', type: 'integer', jsonPath: '.status.copies', description: 'How many copies the rule manages.' },
     { name: 'Conflicts', type: 'string', jsonPath: '.status.conflicts', description: 'Objects left alone because something else manages them.' },
   ],
-  example: copyratorExample,
   controller: copyratorController,
   // Copies live in other namespaces, which ownerReferences cannot reach: the finalizer removes them.
   finalizer: 'test.com/copies',
@@ -39,7 +36,5 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
     { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: 'secrets' },
     { apiGroup: '', resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
   ],
-  render: (scope, _rule, observation) => {
-    if (observation) new Copies(scope, 'copies', observation);
-  },
+  ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).copyratorConstructs, { example: true }),
 };

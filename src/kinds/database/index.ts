@@ -1,23 +1,14 @@
-import { CHILD_VERBS, KindDefinition } from '../../core/kind';
-import { childLabels } from '../../core/names';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { databaseController } from './controller';
-import { DatabaseChildren } from './database';
-import { databaseExample } from './example';
 import { DatabaseObservation } from './observation';
 
 export * from './annotations';
 export * from './api';
 export * from './childnames';
 export * from './controller';
-export * from './credentials';
-export * from './database';
-export * from './example';
-export * from './jobs';
-export * from './network';
 export * from './observation';
 export * from './plan';
-export * from './server';
 export * from './version';
 
 /** The controller holds this on every Database until the final snapshot (deletionPolicy Snapshot) succeeded. */
@@ -72,14 +63,5 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   ],
   finalizer: DATABASE_FINALIZER,
   controller: databaseController,
-  example: databaseExample,
-  render: (scope, resource, observation) => {
-    const deleting = observation?.deleting ?? resource.metadata.deletionTimestamp !== undefined;
-    new DatabaseChildren(scope, 'database', {
-      ownerName: resource.metadata.name,
-      spec: resource.spec,
-      observation: { ...observation, deleting },
-      ownerLabels: childLabels(databaseKind, resource),
-    });
-  },
+  ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).databaseConstructs, { example: true }),
 };

@@ -1,11 +1,8 @@
-import { CHILD_VERBS, KindDefinition } from '../../core/kind';
-import { exchangeRateExample } from './example';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus } from './api';
 import { exchangeRateController, ObservedQuote } from './controller';
-import { ExchangeRateConfigMap } from './configmap';
 
 export * from './api';
-export * from './configmap';
 
 /** ExchangeRate: publishes a currency's exchange rate into a ConfigMap (drop-in for brennerm's operator). */
 export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStatus, ObservedQuote> = {
@@ -25,10 +22,7 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
     { name: 'Rate', type: 'string', jsonPath: '.status.rate', description: 'The last rate published.' },
     { name: 'Date', type: 'string', jsonPath: '.status.date', description: 'The provider\u2019s date of the rate.', priority: 1 },
   ],
-  example: exchangeRateExample,
   controller: exchangeRateController,
   manages: [{ apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS }],
-  render: (scope, resource, quote) => {
-    new ExchangeRateConfigMap(scope, 'rate', { ownerName: resource.metadata.name, spec: resource.spec, quote });
-  },
+  ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).exchangeRateConstructs, { example: true }),
 };

@@ -1,6 +1,5 @@
-import { KindDefinition } from '../../core/kind';
+import { constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { guitarController } from './controller';
-import { guitarExample } from './example';
 import { GuitarSpec, guitarSpec, GuitarStatus, guitarStatus } from './api';
 
 export * from './api';
@@ -23,10 +22,7 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
     { name: 'Verdict', type: 'string', jsonPath: '.status.verdict', description: 'The reviewer\u2019s verdict.' },
     { name: 'Comment', type: 'string', jsonPath: '.status.comment', description: 'The reviewer\u2019s comment.', priority: 1 },
   ],
-  example: guitarExample,
   controller: guitarController,
   manages: [],
-  render: () => {
-    // A review is status only; there is nothing to create.
-  },
+  ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).guitarConstructs, { example: true }),
 };

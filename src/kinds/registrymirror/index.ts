@@ -1,19 +1,11 @@
-import { CHILD_VERBS, KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
-import { RegistryMirrorCache } from './cache';
 import { registryMirrorController, RegistryMirrorObservation } from './controller';
-import { registryMirrorExample } from './example';
-import { MIRRORS_NAMESPACE, mirrorNames } from './names';
-import { RegistryMirrorsNamespace } from './namespace';
-import { RegistryMirrorNodeConfig } from './node-config';
+import { MIRRORS_NAMESPACE } from './names';
 
 export * from './api';
-export * from './cache';
 export * from './controller';
-export * from './example';
 export * from './names';
-export * from './namespace';
-export * from './node-config';
 
 /**
  * RegistryMirror: a pull-through cache of a container registry that every node's containerd
@@ -38,7 +30,6 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'Where the mirror answers inside the cluster.' },
     { name: 'Nodes', type: 'integer', jsonPath: '.status.nodesConfigured', description: 'Nodes whose containerd pulls through the mirror.' },
   ],
-  example: registryMirrorExample,
   manages: [
     // The credentials Secret is referenced by name from the Pod: its values are never read.
     { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
@@ -48,12 +39,5 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     { apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: MIRRORS_NAMESPACE },
   ],
   controller: registryMirrorController,
-  install: (scope) => {
-    new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
-  },
-  render: (scope, resource) => {
-    const names = mirrorNames(resource.metadata.name);
-    new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
-    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: resource.spec.upstreamUrl });
-  },
+  ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),
 };

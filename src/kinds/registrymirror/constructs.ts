@@ -1,0 +1,21 @@
+import { KindConstructs } from '../../core/kind';
+import { RegistryMirrorSpec } from './api';
+import { RegistryMirrorCache } from './cache';
+import { RegistryMirrorObservation } from './controller';
+import { registryMirrorExample } from './example';
+import { mirrorNames } from './names';
+import { RegistryMirrorsNamespace } from './namespace';
+import { RegistryMirrorNodeConfig } from './node-config';
+
+/** The RegistryMirror's constructs, loaded at their first use (see KindConstructs). */
+export const registryMirrorConstructs: KindConstructs<RegistryMirrorSpec, RegistryMirrorObservation> = {
+  example: registryMirrorExample,
+  install: (scope) => {
+    new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
+  },
+  render: (scope, resource) => {
+    const names = mirrorNames(resource.metadata.name);
+    new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
+    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: resource.spec.upstreamUrl });
+  },
+};
