@@ -14,6 +14,8 @@ import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './conn
  */
 export class KubeRest {
   readonly connection: KubeConnection;
+  /** Where requests go, parsed from the server URL once rather than a URL object per request. */
+  private target?: RequestTarget;
   /** How the API server's audit log tells our requests from anyone else's. */
   private readonly userAgent = `cdk8s-operators/${projectVersion()}`;
 
@@ -45,8 +47,10 @@ export class KubeRest {
    */
   private async send(method: string, path: string, options: RequestOptions & { signal: AbortSignal }): Promise<IncomingMessage | undefined> {
     this.onRequest?.(method);
-    const url = new URL(this.connection.server + path);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    const target = (this.target ??= requestTarget(this.connection.server));
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) query.set(key, value);
+    const search = query.size ? `?${query}` : '';
     const { headers: credentials, agent } = await this.connection.prepare();
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string | string[] | number> = { ...credentials, accept: options.accept ?? 'application/json', 'user-agent': this.userAgent };
@@ -54,18 +58,35 @@ export class KubeRest {
       headers['content-type'] = options.contentType ?? 'application/json';
       headers['content-length'] = Buffer.byteLength(body);
     }
-    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    const send = target.protocol === 'http:' ? httpRequest : httpsRequest;
     // No socket timeout: a watch may be quiet for minutes; the signal bounds every request instead.
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      send(url, { method, headers, agent, signal: options.signal }, resolve).once('error', reject).end(body);
+      const { protocol, hostname, port } = target;
+      send({ protocol, hostname, port, path: `${target.path}${path}${search}`, method, headers, agent, signal: options.signal }, resolve)
+        .once('error', reject)
+        .end(body);
     });
     if (response.statusCode === 404 && options.notFoundAsUndefined) {
       response.resume();
       return undefined;
     }
-    if (response.statusCode! >= 300) throw new KubeError(method, url.pathname, response.statusCode!, await readText(response));
+    if (response.statusCode! >= 300) throw new KubeError(method, `${target.path}${path}`, response.statusCode!, await readText(response));
     return response;
   }
+}
+
+interface RequestTarget {
+  readonly protocol: string;
+  /** Without an IPv6 address's brackets, as node:http expects. */
+  readonly hostname: string;
+  readonly port: string;
+  /** A path prefix of the server URL (e.g. a proxy's), without a trailing slash. */
+  readonly path: string;
+}
+
+function requestTarget(server: string): RequestTarget {
+  const url = new URL(server);
+  return { protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname.replace(/\/+$/, '') };
 }
 
 /** A whole response body as text. */

@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { createServer } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { KubeRest } from '../../src/kube/rest';
 
@@ -28,5 +28,26 @@ describe('KubeRest', () => {
     }
     const { version } = require('../../package.json') as { version: string }; // eslint-disable-line @typescript-eslint/no-require-imports
     expect(seen).toEqual([`cdk8s-operators/${version}`]);
+  });
+
+  it.each([
+    ['a server URL with a path prefix (a proxy\u2019s)', '127.0.0.1', '/proxy/k8s/'],
+    ['an IPv6 server address', '::1', ''],
+  ])('sends each request to %s, the query encoded', async (_case, host, prefix) => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(req.url!);
+      res.setHeader('content-type', 'application/json');
+      res.end('{"kind":"Status"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    const { port } = server.address() as AddressInfo;
+    const rest = new KubeRest({ server: `http://${host.includes(':') ? `[${host}]` : host}:${port}${prefix}`, prepare: async () => ({ headers: {}, agent: new Agent() }) });
+    try {
+      expect(await rest.request('GET', '/api/v1/configmaps', { query: { labelSelector: 'a=b,c in (d)', limit: undefined } })).toEqual({ kind: 'Status' });
+    } finally {
+      server.close();
+    }
+    expect(paths).toEqual([`${prefix.replace(/\/$/, '')}/api/v1/configmaps?labelSelector=a%3Db%2Cc+in+%28d%29`]);
   });
 });
