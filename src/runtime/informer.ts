@@ -199,12 +199,15 @@ async function* lines<T>(body: AsyncIterable<Uint8Array>): AsyncGenerator<T> {
   let buffer = '';
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true });
+    // One chunk may hold many events: walk it, and keep only the unfinished last line.
+    let start = 0;
     let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line) yield JSON.parse(line) as T;
+    while ((newline = buffer.indexOf('\n', start)) >= 0) {
+      const line = buffer.slice(start, newline);
+      start = newline + 1;
+      if (line.trim()) yield JSON.parse(line) as T;
     }
+    buffer = buffer.slice(start);
   }
 }
 
