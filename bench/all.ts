@@ -1,13 +1,15 @@
 /**
- * `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule figures
- * with their defaults, then, when the Go controller-runtime peer is there, both controllers
- * side by side against one control plane (../shared/bench/side-by-side, or BENCH_PEER).
+ * `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule and the
+ * Database figures with their defaults, then, when the Go controller-runtime peer is there,
+ * both controllers side by side against one control plane (../shared/bench/side-by-side, or
+ * BENCH_PEER).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main as exchangeRates } from './controller';
 import { main as copyrator } from './copyrator';
+import { main as databases } from './database';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PEER = process.env.BENCH_PEER ?? join(ROOT, '..', 'shared', 'bench', 'side-by-side');
@@ -32,6 +34,6 @@ function sideBySide(argv: string[]): number {
 
 void (async () => {
   const argv = process.argv.slice(2);
-  const code = (await exchangeRates(argv)) || (await copyrator([]));
+  const code = (await exchangeRates(argv)) || (await copyrator([])) || (await databases([]));
   process.exit(code || sideBySide(argv));
 })();

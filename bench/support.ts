@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { KubeError } from '../src/kube/rest';
+import { OptionError, OptionSpec, parseOptions } from '../src/runtime/config';
 
 /** Small helpers of the benchmark: waiting with a deadline, bounded concurrency, statistics, /metrics and /proc parsing. */
 
@@ -131,4 +132,71 @@ export function table(rows: readonly (readonly string[])[]): string {
 
 export function fixed(n: number, digits = 2): string {
   return n.toFixed(digits);
+}
+
+/**
+ * A benchmark's options from its command line alone (a variable such as IDLE set for something
+ * else must not change the run), or its exit code: 0 once --help is printed, 2 for a bad flag.
+ */
+export function benchOptions(command: string, specs: readonly OptionSpec[], argv: string[]): Record<string, unknown> | number {
+  try {
+    const values = parseOptions(specs, argv, {});
+    if (!values.help) return values;
+    const flags = specs.map((o) => `  --${o.name}=<${o.type}>  (default ${o.default})\n      ${o.description}`);
+    process.stdout.write(`usage: npm run ${command} -- [options]\n\n${flags.join('\n')}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    process.stderr.write(`${command}: ${err.message}\n`);
+    return 2;
+  }
+}
+
+/** The controller's --workers, as every benchmark that starts one takes it. */
+export const WORKERS_OPTION: OptionSpec = { name: 'workers', type: 'integer', default: '4', description: 'The controller\u2019s --workers.' };
+
+/** The API methods that write. */
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The API writes a controller counted in `cdk8s_operators_api_requests_total`. */
+export function apiWrites(samples: readonly Sample[]): number {
+  return total(samples, 'cdk8s_operators_api_requests_total', (l) => WRITE_METHODS.includes(l.method));
+}
+
+/** What grew between two readings of per-label counts (e.g. requests per method), without the ones that did not. */
+export function increase(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+}
+
+/** A controller's HTTP endpoint on 127.0.0.1: its port, /metrics parsed, and whether /readyz says its caches synced. */
+export interface ControllerHttp {
+  readonly port: number;
+  metrics(): Promise<Sample[]>;
+  ready(): Promise<boolean>;
+}
+
+/** Waits until the controller's log names the port it serves on (it logs "controller starting" with httpPort). */
+export async function controllerHttp(logFile: string): Promise<ControllerHttp> {
+  const port = await waitUntil(`the controller to start (log ${logFile})`, 60_000, 200, async () => {
+    // The log is opened asynchronously: right after the spawn it may not exist yet.
+    const line = (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '').split('\n').find((l) => l.includes('"controller starting"'));
+    return line ? (JSON.parse(line).httpPort as number) : undefined;
+  });
+  const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+  return {
+    port,
+    metrics: async () => parseMetrics(await (await fetch(url('/metrics'))).text()),
+    ready: async () => (await fetch(url('/readyz'))).ok,
+  };
+}
+
+/** Waits until `count()` has not changed for `quietMs`, e.g. until a controller's last status writes and Events are out. */
+export async function untilSteady(what: string, quietMs: number, timeoutMs: number, count: () => Promise<number>): Promise<void> {
+  let last = -1;
+  let steadySince = performance.now();
+  await waitUntil(what, timeoutMs, 1000, async () => {
+    const now = await count();
+    if (now !== last) [last, steadySince] = [now, performance.now()];
+    return performance.now() - steadySince >= quietMs ? true : undefined;
+  });
 }

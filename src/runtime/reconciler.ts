@@ -53,7 +53,7 @@ const CHILD_WRITES_IN_FLIGHT = 16;
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
   const { kind } = ctx;
-  const resource = ctx.owner(key);
+  let resource = ctx.owner(key);
   if (!resource) {
     ctx.watches.release(key);
     return NOTHING; // Deleted: the garbage collector removes owned children.
@@ -65,7 +65,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
   if (deleting && !holdsFinalizer) return NOTHING;
   if (deleting && !kind.controller?.mayRelease) return release(ctx, resource, log);
-  if (!deleting && kind.finalizer && !holdsFinalizer) await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), kind.finalizer]);
+  // Go on with what the API server answered, so that the status write below is known to come after it.
+  if (!deleting && kind.finalizer && !holdsFinalizer) resource = await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), kind.finalizer]);
 
   const validation = validateResource(kind, resource as unknown as Record<string, unknown>);
   if (!validation.ok) {
@@ -186,13 +187,14 @@ async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Pro
   return { applied: 0, pruned };
 }
 
-async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<void> {
+async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<Owner> {
   const result = await ctx.objects.rest.request<Owner>('PATCH', await ctx.objects.paths.path(resource), {
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
     contentType: 'application/merge-patch+json',
   });
   ctx.wrote?.(resource, result);
+  return result;
 }
 
 /** Writes status only when it changed, and records an Event when Ready changes. */
