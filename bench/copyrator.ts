@@ -13,16 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
-import { OptionError, OptionSpec, parseOptions } from '../src/runtime/config';
+import { OptionSpec } from '../src/runtime/config';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { installCrds, startController } from './setup';
-import { byLabel, fixed, forEachLimited, parseMetrics, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries } from './support';
+import { benchOptions, byLabel, fixed, increase, forEachLimited, parseMetrics, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'sources', type: 'integer', default: '10', description: 'ConfigMaps the rule selects.' },
   { name: 'namespaces', type: 'integer', default: '200', description: 'Target namespaces.' },
   { name: 'concurrency', type: 'integer', default: '16', description: 'Direct creates in flight at once.' },
-  { name: 'workers', type: 'integer', default: '4', description: 'The controller\u2019s --workers.' },
+  WORKERS_OPTION,
   { name: 'idle', type: 'duration', default: '2m', description: 'Figure F: the idle window over which API writes are counted (resync every 30s).' },
 ];
 
@@ -33,14 +33,8 @@ const namespace = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Name
 const configMap = (ns: string, name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { 'settings.yaml': `name: ${name}\nlevel: info\n` } });
 
 export async function main(argv: string[]): Promise<number> {
-  let values: Record<string, unknown>;
-  try {
-    values = parseOptions(OPTIONS, argv, {});
-  } catch (err) {
-    if (!(err instanceof OptionError)) throw err;
-    process.stderr.write(`bench:copyrator: ${err.message}\n`);
-    return 2;
-  }
+  const values = benchOptions('bench:copyrator', OPTIONS, argv);
+  if (typeof values === 'number') return values;
   const [sources, namespaces, concurrency, workers, idleMs] = ['sources', 'namespaces', 'concurrency', 'workers', 'idle'].map((k) => values[k] as number);
   const dir = mkdtempSync(join(tmpdir(), 'cdk8s-operators-bench-copyrator-'));
   log(`working in ${dir}`);
@@ -93,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     const lateS = secondsSince(started);
     await sleep(2000);
     const after = await metrics();
-    const requestsForLate = diff(byLabel(after, 'cdk8s_operators_api_requests_total', 'method'), byLabel(before, 'cdk8s_operators_api_requests_total', 'method'));
+    const requestsForLate = increase(byLabel(after, 'cdk8s_operators_api_requests_total', 'method'), byLabel(before, 'cdk8s_operators_api_requests_total', 'method'));
 
     log(`figure F: ${idleMs / 1000} s idle with a 30 s resync`);
     const idleBefore = await metrics();
@@ -123,10 +117,6 @@ export async function main(argv: string[]): Promise<number> {
     await controller.stop();
     await stopControlPlane(join(dir, 'controlplane'));
   }
-}
-
-function diff(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
 }
 
 if (require.main === module) {
