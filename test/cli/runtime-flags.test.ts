@@ -20,7 +20,7 @@ describe('the long-running commands start with a small young generation', () => 
     const controller = startController(args, join(dir, 'controller.log'));
     try {
       await eventually('the controller to start', async () => controller.logs().find((l) => l.msg === 'controller starting'));
-      expect(commandLine(controller.child.pid!)).toEqual(expect.arrayContaining(['--max-semi-space-size=1']));
+      expect(commandLine(controller.child.pid!)).toEqual(expect.arrayContaining(['--max-semi-space-size=1', '--optimize-for-size']));
     } finally {
       expect(await controller.stop()).toBe(0);
     }
