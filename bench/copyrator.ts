@@ -8,7 +8,7 @@
  *   F  API writes during an idle window with a short resync (goal 0), and the controller's RSS.
  */
 import * as k8s from '@kubernetes/client-node';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../src/kube/objects';
@@ -16,7 +16,7 @@ import { KubeRest } from '../src/kube/rest';
 import { OptionSpec } from '../src/runtime/config';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { installCrds, startController } from './setup';
-import { benchOptions, byLabel, fixed, increase, forEachLimited, parseMetrics, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries, WORKERS_OPTION } from './support';
+import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, increase, forEachLimited, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'sources', type: 'integer', default: '10', description: 'ConfigMaps the rule selects.' },
@@ -27,7 +27,6 @@ const OPTIONS: OptionSpec[] = [
 ];
 
 const SOURCE_NS = 'copy-source';
-const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const log = (text: string) => process.stderr.write(`[bench:copyrator ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
 const namespace = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 const configMap = (ns: string, name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { 'settings.yaml': `name: ${name}\nlevel: info\n` } });
@@ -51,11 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     await objects.apply(namespace(SOURCE_NS));
     await forEachLimited(namespaces, concurrency, (i) => withRetries(() => objects.apply(namespace(targets[i]))).then(() => undefined));
     for (let i = 0; i < sources; i++) await objects.apply(configMap(SOURCE_NS, `source-${i}`, { copy: 'yes' }));
-    const port = await waitUntil('the controller to start', 60_000, 200, async () => {
-      const line = readFileSync(controller.logFile, 'utf8').split('\n').find((l) => l.includes('"controller starting"'));
-      return line ? (JSON.parse(line).httpPort as number) : undefined;
-    });
-    const metrics = async () => parseMetrics(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    const { metrics } = await controllerHttp(controller.logFile);
     // Every Active namespace but the source and kube-* is a target: the ones made here, and default.
     const all = await rest.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces');
     const copies = sources * all.items.filter((ns) => ns.metadata.name !== SOURCE_NS && !ns.metadata.name.startsWith('kube-')).length;
@@ -93,8 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     const idleBefore = await metrics();
     await sleep(idleMs);
     const idleAfter = await metrics();
-    const writes = (s: ReturnType<typeof parseMetrics>) => total(s, 'cdk8s_operators_api_requests_total', (l) => WRITES.includes(l.method));
-    const idleWrites = writes(idleAfter) - writes(idleBefore);
+    const idleWrites = apiWrites(idleAfter) - apiWrites(idleBefore);
     const idleReconciles = total(idleAfter, 'cdk8s_operators_reconciles_total') - total(idleBefore, 'cdk8s_operators_reconciles_total');
     const rss = processMemory(controller.child.pid!);
 
