@@ -62,8 +62,9 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly scope: 'Namespaced' | 'Cluster';
   /** What the kind is for; the CRD's top-level description. */
   readonly description: string;
-  readonly spec: Schema<Spec>;
-  readonly status: Schema<Status>;
+  /** Its spec's schema (the type a manifest may write is the schema's input type: see declareResource). */
+  readonly spec: Schema<Spec, unknown>;
+  readonly status: Schema<Status, unknown>;
   /** Fields beside `spec` at the top level of the object, for legacy layouts. */
   readonly legacyTopLevel?: Record<string, Schema<unknown> | Optional<unknown>>;
   /** CEL rules over the whole object (used with legacyTopLevel); `field` is the top-level field the error names. */
@@ -212,6 +213,14 @@ export interface ReconcileOutcome {
   readonly children: readonly ChildState[];
 }
 
+/** An Event a kind records about one of its objects (events.k8s.io, as `kubectl events` shows it). */
+export interface KindEvent {
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase, e.g. `Deleting` */
+  readonly reason: string;
+  readonly message: string;
+}
+
 /** The Ready condition a kind wants instead of the engine's own verdict. */
 export interface ReadyVerdict {
   readonly status: 'True' | 'False';
@@ -251,6 +260,21 @@ export interface KindController<Spec, Status, Observation> {
    * Stalled or Reconciling, and Argo CD's health check shows Degraded or Progressing.
    */
   readonly failureReasons?: readonly string[];
+  /**
+   * The kind's own Ready=False reasons that mean work in progress (e.g. replicas not ready
+   * yet), beside the engine's (ChildNotReady, Finalizing). The engine takes every reason that
+   * is not a failure for progress anyway; declaring them lets the tests check that each reason
+   * the kind's code writes is classed as one or the other.
+   */
+  readonly progressReasons?: readonly string[];
+  /**
+   * Events of the kind's own about the resource, beside the engine's (Ready changes, rewritten
+   * children), e.g. that a deletion began. Asked on every reconcile; each distinct event (type,
+   * reason, message) is recorded once per object, so return the same one as long as it holds.
+   * `outcome` is undefined when a deleted object is released without rendering (a kind with a
+   * finalizer and no `mayRelease`).
+   */
+  readonly events?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome | undefined) => readonly KindEvent[];
   /** The Ready condition's reason when all is well. @default Reconciled */
   readonly readyReason?: string;
   /** Reconcile again after this long although nothing changed (e.g. to refresh a rate). */

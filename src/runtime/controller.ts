@@ -11,6 +11,8 @@ import { Metrics } from './metrics';
 import { OwnWrites } from './own-writes';
 import { WorkQueue } from './queue';
 import { reconcile, ReconcileContext } from './reconciler';
+import { ServerRewrites } from './rewrites';
+import { WriteBudget } from './write-budget';
 
 export interface ControllerSettings {
   readonly kinds: readonly AnyKind[];
@@ -128,6 +130,8 @@ export class Controller {
       observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],
       options,
       events: new EventRecorder(this.rest, kind, this.settings.identity, log),
+      rewrites: new ServerRewrites(),
+      budget: new WriteBudget(),
       log: this.log,
       resyncMs: this.settings.resyncMs,
     };

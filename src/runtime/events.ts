@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { apiVersionOf, AnyKind, CustomResource } from '../core/kind';
+import { objectKey } from '../kube/objects';
 import { KubeRest } from '../kube/rest';
 import { microTime } from '../kube/time';
 import { Logger } from './log';
@@ -13,6 +14,8 @@ export const REPORTING_CONTROLLER = 'cdk8s-operators.io/controller';
  */
 export class EventRecorder {
   private readonly sending = new Set<Promise<void>>();
+  /** What recordOnce recorded, by object key, for the object of that uid. */
+  private readonly recorded = new Map<string, { uid?: string; events: Set<string> }>();
 
   constructor(
     private readonly rest: KubeRest,
@@ -46,6 +49,23 @@ export class EventRecorder {
       )
       .finally(() => this.sending.delete(sent));
     this.sending.add(sent);
+  }
+
+  /** Records the Event unless this object (this uid) already got one of the same type, reason and note; says whether it did. */
+  recordOnce(resource: CustomResource, type: 'Normal' | 'Warning', reason: string, note: string): boolean {
+    const key = objectKey(resource);
+    let seen = this.recorded.get(key);
+    if (seen?.uid !== resource.metadata.uid) this.recorded.set(key, (seen = { uid: resource.metadata.uid, events: new Set() }));
+    const event = JSON.stringify([type, reason, note]);
+    if (seen!.events.has(event)) return false;
+    seen!.events.add(event);
+    this.record(resource, type, reason, note);
+    return true;
+  }
+
+  /** The object is gone: what recordOnce remembers of it goes too. */
+  forget(key: string): void {
+    this.recorded.delete(key);
   }
 
   /** Resolves once every Event recorded so far has been sent (or has failed). */

@@ -12,6 +12,8 @@ import { mapLimited } from './limit';
 import { matches } from './matches';
 import { claims, describeChild } from './ownership';
 import { childState } from './readiness';
+import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
+import { WriteBudget } from './write-budget';
 import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 
@@ -31,6 +33,10 @@ export interface ReconcileContext {
   /** The parsed values of every kind's options (e.g. whether Secrets may be managed). */
   readonly options: Readonly<Record<string, unknown>>;
   readonly events: EventRecorder;
+  /** What the API server made of renders it does not store as written (see ServerRewrites). */
+  readonly rewrites: ServerRewrites;
+  /** How often one child may be written (see WriteBudget). */
+  readonly budget: WriteBudget;
   readonly log: Logger;
   /** Reconcile everything again after this long, even when nothing changed. */
   readonly resyncMs: number;
@@ -56,6 +62,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   let resource = ctx.owner(key);
   if (!resource) {
     ctx.watches.release(key);
+    ctx.events.forget(key);
     return NOTHING; // Deleted: the garbage collector removes owned children.
   }
   const log = ctx.log.child({ kind: kind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name });
@@ -64,7 +71,11 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const deleting = resource.metadata.deletionTimestamp !== undefined;
   const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
   if (deleting && !holdsFinalizer) return NOTHING;
-  if (deleting && !kind.controller?.mayRelease) return release(ctx, resource, log);
+  if (deleting && !kind.controller?.mayRelease) {
+    const validation = validateResource(kind, resource as unknown as Record<string, unknown>);
+    if (validation.ok) recordKindEvents(ctx, resource, { ...resource, spec: validation.spec }, undefined, undefined);
+    return release(ctx, resource, log);
+  }
   // Go on with what the API server answered, so that the status write below is known to come after it.
   if (!deleting && kind.finalizer && !holdsFinalizer) resource = await setFinalizers(ctx, resource, [...(resource.metadata.finalizers ?? []), kind.finalizer]);
 
@@ -92,12 +103,13 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
 
   const desired = renderChildren(kind, valid, observation).map((child) => withOwner(child as KubeObject, resource, kind));
-  const { outcome, applied } = await serve(ctx, resource, desired);
+  const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
   const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
   if (outcome.conflicts.length) log.warn('left alone objects this resource does not manage', { conflicts: outcome.conflicts });
 
   const kindStatus = kind.controller?.status?.(valid, observation, outcome) ?? {};
+  recordKindEvents(ctx, resource, valid, observation, outcome);
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
     if (verdict === true) return release(ctx, resource, log);
@@ -109,7 +121,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   await setStatus(ctx, resource, ready, kindStatus);
   if (outcome.conflicts.length) return { retry: true, applied, pruned };
   const refresh = kind.controller?.requeueAfterMs?.(valid.spec, observation);
-  return { requeueAfterMs: Math.min(refresh ?? ctx.resyncMs, ctx.resyncMs), applied, pruned };
+  return { requeueAfterMs: Math.min(refresh ?? ctx.resyncMs, ctx.resyncMs, heldMs ?? Infinity), applied, pruned };
 }
 
 /** The parts of related collections this resource reads, for the shared watches. */
@@ -122,18 +134,46 @@ function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
 /**
  * Applies each rendered child that differs from what is live, except where an object of that
  * name exists that this owner does not manage: that one is left alone and named as a conflict.
+ * A child the API server stores differently from its render is applied once per render, and
+ * the fields it changed are told in a Warning (see ServerRewrites); a child written too often
+ * waits (see WriteBudget).
  */
-async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[]): Promise<{ outcome: ReconcileOutcome; applied: number }> {
+async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[], log: Logger): Promise<{ outcome: ReconcileOutcome; applied: number; heldMs?: number }> {
   const labels = childLabels(ctx.kind, owner);
   const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child) => {
     const live = await liveChild(ctx, child);
     if (live && !claims(labels, live)) return { conflict: describeChild(child) };
-    if (live && (createdOnly(child) || matches(child, live))) return { served: live };
-    return { served: await (live || !createdOnly(child) ? ctx.objects.apply<KubeJson>(child) : ctx.objects.create<KubeJson>(child)), applied: true };
+    if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(childId(child), child, live))) return { served: live };
+    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
+    const heldMs = live ? ctx.budget.waitMs(childId(child)) : 0;
+    if (heldMs > 0) {
+      warnHeld(ctx, owner, child, live!, log);
+      return { served: live, heldMs };
+    }
+    ctx.budget.spend(childId(child));
+    const result = await ctx.objects.apply<KubeJson>(child);
+    const changes = ctx.rewrites.applied(childId(child), child, result);
+    if (changes) {
+      // Said once per render: the kind's author can render what the server stores instead.
+      const message = `the API server stored ${describeChild(child)} differently from its render: ${describeChanges(changes)}; it is not applied again until the render changes`;
+      log.warn('the API server rewrote a rendered child', { child: describeChild(child), fields: changes.map((c) => c.path) });
+      ctx.events.record(owner, 'Warning', 'RenderRewritten', message);
+    }
+    return { served: result, applied: true };
   });
   const served = results.flatMap((r) => (r.served ? [r.served] : []));
   const conflicts = results.flatMap((r) => (r.conflict ? [r.conflict] : []));
-  return { outcome: { served, conflicts, children: served.map(childState) }, applied: results.filter((r) => r.applied).length };
+  const held = results.flatMap((r) => (r.heldMs ? [r.heldMs] : []));
+  return { outcome: { served, conflicts, children: served.map(childState) }, applied: results.filter((r) => r.applied).length, heldMs: held.length ? Math.min(...held) : undefined };
+}
+
+/** A child held back by its write budget: tell the kind's author which fields keep changing, once per set of fields. */
+function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: KubeJson, log: Logger): void {
+  const fields = fieldChanges(child, live).map((c) => c.path);
+  const message =
+    `${describeChild(child)} was written ${ctx.budget.limit} times within ${ctx.budget.windowMs / 1000} s and its render still differs at ${fields.join(', ')}: ` +
+    'further writes wait; a render must give the same child for the same object (no timestamps, counters or random values)';
+  if (ctx.events.recordOnce(owner, 'Warning', 'ChildWritesHeld', message)) log.warn('held back writes to a child that changes on every render', { child: describeChild(child), fields });
 }
 
 /**
@@ -144,6 +184,11 @@ async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<Kube
   const cached = ctx.watches.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
   if (cached) return cached as KubeJson;
   return ctx.objects.find<KubeJson>(child);
+}
+
+/** The kind's own Events about the resource, each recorded once per object. */
+function recordKindEvents(ctx: ReconcileContext, resource: Owner, valid: CustomResource, observation: unknown, outcome: ReconcileOutcome | undefined): void {
+  for (const event of ctx.kind.controller?.events?.(valid, observation, outcome) ?? []) ctx.events.recordOnce(resource, event.type, event.reason, event.message);
 }
 
 /** Conflicts first, then a failed child, then children not ready yet; else Ready. */
@@ -173,6 +218,7 @@ async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log
   const stale = ctx.watches.childrenOf(labels).filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    ctx.rewrites.forget(childId(child));
     log.info('pruned a child no longer rendered', { child: describeChild(child) });
   });
   return stale.length;

@@ -1,0 +1,75 @@
+import { crdManifest } from '../../src/bundle/crd';
+import { AnyKind, CHILD_VERBS, KindDefinition, Permission } from '../../src/core/kind';
+import { commonStatusProperties } from '../../src/core/status';
+import { Infer, s } from '../../src/schema';
+import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { Controller } from '../../src/runtime/controller';
+import { createLogger, Logger } from '../../src/runtime/log';
+import { Metrics } from '../../src/runtime/metrics';
+import { eventually, testKubeConfig } from './cluster';
+import { testObjects } from './manifests';
+
+const testSpec = s.object({ size: s.integer({ description: 'How many of something to render.', minimum: 1 }) }, { description: 'What to render.' });
+export type TestSpec = Infer<typeof testSpec>;
+
+/**
+ * A namespaced kind `<kind>` in group `<kind lower case>.test.cdk8s-operators.io` with a spec of
+ * one integer, `size`: what a test needs to prove an engine capability without naming a real kind.
+ */
+export function defineTestKind(kind: string, parts: Partial<KindDefinition<TestSpec>> & Pick<KindDefinition<TestSpec>, 'render'>): KindDefinition<TestSpec> {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    group: `${kind.toLowerCase()}.test.cdk8s-operators.io`,
+    version: 'v1',
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    shortNames: [],
+    scope: 'Namespaced',
+    description: `${kind}: a kind that exists only in a test.`,
+    spec: testSpec,
+    status: s.object({ ...commonStatusProperties }, { description: 'The engine\u2019s status.' }),
+    printerColumns: [],
+    manages: [],
+    ...parts,
+  };
+}
+
+/** Child access to core resources (`''`) or a group's, for a test kind's `manages`. */
+export const childrenOf = (apiGroup: string, ...resources: string[]): Permission => ({ apiGroup, resources, verbs: CHILD_VERBS });
+
+/** A kind that exists only in a test, served by the real engine in the test's own process. */
+export interface ServedTestKind {
+  readonly objects: ObjectClient;
+  /** The engine's metrics, e.g. `cdk8s_operators_child_writes_total`. */
+  readonly metrics: Metrics;
+  /** Every line the controller logged, parsed. */
+  readonly logLines: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** Installs the kind's CRD (waiting until Established) and starts the generic engine for it alone, in `namespace`. */
+export async function serveTestKind(kind: AnyKind, namespace: string): Promise<ServedTestKind> {
+  const objects = testObjects();
+  const crd = crdManifest(kind) as unknown as KubeObject;
+  await objects.apply(crd);
+  await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
+    const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
+    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  });
+  const logLines: Record<string, unknown>[] = [];
+  const log: Logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
+  const metrics = new Metrics();
+  const controller = new Controller(new KubeRest(testKubeConfig()), { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind' }, log, metrics);
+  controller.start();
+  return { objects, metrics, logLines, stop: () => controller.stop() };
+}
+
+/** The value of one series of a metric, 0 when it has none yet. */
+export function metricValue(metrics: Metrics, name: string, labels: Record<string, string>): number {
+  const text = metrics.render();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
