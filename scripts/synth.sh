@@ -35,7 +35,42 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# cdk8s synth empties its output folder first: check every resource before it runs.
-node lib/src/main.js --check >/dev/null
-# main.ts writes the Helm chart into $out/helm/ too (src/gitops/helm/), from the same constructs.
-cdk8s synth --no-check-upgrade --output "$out"
+# Compiled code older than its sources is built first, so the script needs no npm run build before it.
+build_if_stale() {
+  if [ ! -f lib/src/main.js ] || [ ! -f lib/.tsbuildinfo ] || [ -n "$(find src imports -name '*.ts' -newer lib/.tsbuildinfo -print -quit 2>/dev/null)" ]; then
+    tsc -p tsconfig.json
+    # tsc leaves its build info as it was when nothing changed; the next run must not build again.
+    touch lib/.tsbuildinfo
+  fi
+}
+
+synthesize() {
+  # cdk8s synth empties its output folder first: check every resource before it runs.
+  node lib/src/main.js --check >/dev/null
+  # main.ts writes the Helm chart into $out/helm/ too (src/gitops/helm/), from the same constructs.
+  cdk8s synth --no-check-upgrade --output "$out"
+}
+
+# imports/ holds the typed classes `cdk8s import` makes from our CRDs, for TypeScript resources
+# (src/instances/*.ts). Keeps them in step with $out's CRDs; says whether they changed.
+imports_changed() {
+  local crds generated
+  crds="$(realpath "$out/0-crds.k8s.yaml")"
+  generated="$(mktemp -d)"
+  # In a folder of its own: next to cdk8s.yaml, cdk8s import would add the file to its imports list.
+  (cd "$generated" && cdk8s import "$crds" --output classes --no-check-upgrade --language typescript >/dev/null)
+  if diff -r -q "$generated/classes" imports >/dev/null 2>&1; then rm -rf "$generated"; return 1; fi
+  rm -rf imports && mv "$generated/classes" imports && rm -rf "$generated"
+}
+
+# Run directly too, as under `npm run`: the project's Node 24 and cdk8s come from node_modules/.bin.
+[ -x node_modules/.bin/cdk8s ] || { echo "synth: node_modules/ is missing: run npm ci first" >&2; exit 1; }
+PATH="$PWD/node_modules/.bin:$PATH"
+build_if_stale
+synthesize
+# Only the project's own dist/ speaks for imports/; a synth elsewhere leaves the checkout alone.
+if [ "$(realpath -m "$out")" = "$PWD/dist" ] && imports_changed; then
+  echo "synth: imports/ regenerated from the CRDs (commit it with dist/); building and synthesizing once more with it" >&2
+  tsc -p tsconfig.json
+  synthesize
+fi

@@ -46,7 +46,7 @@ export function resourcesToDiff(options: DiffOptions, root: string, kinds: reado
   if (!options.file.length && !options.dist) throw new InputError('diff needs -f <file> (or a folder, or - for standard input) or --dist <dir>');
   const instances: Instance[] = [];
   for (const path of options.file) {
-    if (path !== '-' && isDirectory(path)) instances.push(...loadInstances({ dir: resolve(path), root, kinds }));
+    if (path !== '-' && isDirectory(path)) instances.push(...loadInstances({ dir: resolve(path), root, kinds }).instances);
     else {
       const { text, source } = readInput(path);
       instances.push(...loadManifests(text, source, kinds));

@@ -1,20 +1,28 @@
 import { ApiObject, App, Chart, Yaml } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
-import { projectVersion } from './bundle/version';
+import { projectVersion } from './core/version';
 import { AnyKind } from './core/kind';
 import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
-import { checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
+import { BuiltInObject, checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
+import { BUILT_IN_KINDS } from './render-command';
 
-/** Argo CD applies lower waves first: CRDs, then the operator, then the resources that need both. */
-export const SYNC_WAVE = { crds: '-1', operator: '0', resources: '1' } as const;
+/**
+ * Argo CD applies lower waves first: CRDs, then the operator and the namespaces and ConfigMaps
+ * the team's resources need, then the resources that need all of them.
+ */
+export const SYNC_WAVE = { crds: '-1', operator: '0', builtIns: '0', resources: '1' } as const;
+/**
+ * A Namespace removed from Git is left in the cluster by Argo CD and Flux: pruning it would
+ * delete everything in it, what Git never held too (a Database's volumes, Secrets made by hand).
+ */
+export const KEEP_NAMESPACE = { 'argocd.argoproj.io/sync-options': 'Prune=false', 'kustomize.toolkit.fluxcd.io/prune': 'disabled' } as const;
 /** Where the example resources live. */
 export const EXAMPLES_NAMESPACE = 'operator-examples';
 /** The project root (this file is lib/src/main.js once built). */
@@ -24,11 +32,13 @@ export const ARGOCD_HEALTH_FILE = join('argocd', 'argocd-cm-health.yaml');
 /** Where a team declares its own resources, unless CDK8S_OPERATORS_INSTANCES says otherwise. */
 export const DEFAULT_INSTANCES_DIR = join(ROOT, 'src', 'instances');
 
+function annotate(object: ApiObject, annotations: Record<string, string>): void {
+  for (const [key, value] of Object.entries(annotations)) object.metadata.addAnnotation(key, value);
+}
+
 /** Sets annotations on every object of a chart. */
 export function annotateAll(chart: Chart, annotations: Record<string, string>): void {
-  for (const child of chart.node.findAll()) {
-    if (child instanceof ApiObject) for (const [key, value] of Object.entries(annotations)) child.metadata.addAnnotation(key, value);
-  }
+  for (const child of chart.node.findAll()) if (child instanceof ApiObject) annotate(child, annotations);
 }
 
 function waveChart(app: App, id: string, wave: string, build: (chart: Construct) => void): Chart {
@@ -44,18 +54,39 @@ export function exampleInstances(kinds: readonly AnyKind[]): Instance[] {
   return checkDeclared(
     kinds.filter((kind) => kind.example).map((kind) => ({ object: kind.example!(scope, EXAMPLES_NAMESPACE), where: `the example of ${kind.kind}` })),
     kinds,
-  );
+  ).instances;
 }
 
-/** Writes checked resources into a chart as they were declared. */
-function addInstances(chart: Construct, instances: readonly Instance[]): void {
+/** How the team's resources are applied: after their CRDs and the operator, and without Argo CD's dry-run, which runs before the CRDs exist. */
+const RESOURCE_ANNOTATIONS = { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.resources, 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' };
+
+/**
+ * Checked resources as they were declared, after the Namespaces and ConfigMaps they need (the
+ * Namespaces first, so that even a plain `kubectl apply -f` of the file finds them).
+ */
+function resourcesChart(app: App, id: string, instances: readonly Instance[], builtIns: readonly BuiltInObject[]): Chart {
+  const chart = new Chart(app, id, { disableResourceNameHashes: true });
+  const namespacesFirst = [...builtIns.filter((b) => b.kind.kind === 'Namespace'), ...builtIns.filter((b) => b.kind.kind !== 'Namespace')];
+  namespacesFirst.forEach(({ kind, object }, index) => {
+    const builtIn = new ApiObject(chart, `built-in-${index}`, object);
+    annotate(builtIn, { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.builtIns, ...(kind.kind === 'Namespace' ? KEEP_NAMESPACE : {}) });
+  });
   // Not bare numbers: constructs keep children in an object, which puts integer keys before all others.
-  instances.forEach(({ object }, index) => new ApiObject(chart, `resource-${index}`, object));
+  instances.forEach(({ object }, index) => annotate(new ApiObject(chart, `resource-${index}`, object), RESOURCE_ANNOTATIONS));
+  return chart;
+}
+
+/** The namespace the examples go into, declared as a team declares its own. */
+function examplesNamespace(): BuiltInObject {
+  const kind = BUILT_IN_KINDS.find((k) => k.kind === 'Namespace')!;
+  return { kind, object: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name: EXAMPLES_NAMESPACE } }, where: 'the examples' };
 }
 
 export interface AppOptions {
   /** The team's resources, checked (see loadInstances). */
   readonly instances: readonly Instance[];
+  /** The Namespaces and ConfigMaps declared beside them, checked; default none. */
+  readonly builtIns?: readonly BuiltInObject[];
   /** The built-in examples, when asked for. */
   readonly examples?: readonly Instance[];
   /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
@@ -71,28 +102,18 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
 
 /**
  * The whole GitOps bundle, one chart (one file) per sync wave, in apply order: CRDs, the
- * operator, the team's resources (when there are any), the examples (when asked for).
+ * operator, the team's resources with their Namespaces and ConfigMaps (when there are any),
+ * the examples (when asked for).
  */
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const charts = [
     waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
     operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true }),
   ];
-  const resources: Chart[] = [];
-  if (options.instances.length) resources.push(waveChart(app, '2-instances', SYNC_WAVE.resources, (c) => addInstances(c, options.instances)));
-  if (options.examples?.length) {
-    resources.push(
-      waveChart(app, '3-examples', SYNC_WAVE.resources, (c) => {
-        new k8s.KubeNamespace(c, 'namespace', { metadata: { name: EXAMPLES_NAMESPACE } });
-        addInstances(c, options.examples!);
-      }),
-    );
-  }
-  for (const chart of resources) {
-    // The resources are applied before the controller has seen their CRDs' discovery entries.
-    annotateAll(chart, { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
-  }
-  return [...charts, ...resources];
+  const builtIns = options.builtIns ?? [];
+  if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
+  if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
+  return charts;
 }
 
 /**
@@ -117,14 +138,14 @@ export function kustomization(charts: Chart[]): string {
 export function loadFromEnvironment(env: Record<string, string | undefined>): AppOptions {
   const dir = env.CDK8S_OPERATORS_INSTANCES ? resolve(env.CDK8S_OPERATORS_INSTANCES) : DEFAULT_INSTANCES_DIR;
   // No src/instances/ yet means no resources yet; a folder asked for by name must exist.
-  const instances = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? [] : loadInstances({ dir, root: ROOT, kinds: KINDS });
+  const { instances, builtIns } = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? { instances: [], builtIns: [] } : loadInstances({ dir, root: ROOT, kinds: KINDS });
   const examples = env.CDK8S_OPERATORS_EXAMPLES === 'true' ? exampleInstances(KINDS) : [];
   const clashes = examples.flatMap((example) => {
     const clash = instances.find((i) => i.kind === example.kind && instanceName(i.kind, i.object) === instanceName(example.kind, example.object));
     return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
   });
   if (clashes.length) throw new InstancesError(clashes);
-  return { instances, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true' };
+  return { instances, builtIns, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true' };
 }
 
 function synthesize(options: AppOptions): void {

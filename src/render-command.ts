@@ -17,19 +17,56 @@ export interface DocumentResource {
   readonly document: number;
 }
 
+/** A plain Kubernetes kind a team may declare beside its resources. */
+export interface BuiltInKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly scope: 'Namespaced' | 'Cluster';
+  /** The fields it may have beside apiVersion, kind and metadata. */
+  readonly fields: readonly string[];
+}
+
+/**
+ * What a team's resources need beside them to apply and to work, and nothing more: the
+ * namespaces they live in, and ConfigMaps (what a CopyratorRule copies, what a Pod reads).
+ * Everything else of a cluster is managed where the cluster is.
+ */
+export const BUILT_IN_KINDS: readonly BuiltInKind[] = [
+  { apiVersion: 'v1', kind: 'Namespace', scope: 'Cluster', fields: [] },
+  { apiVersion: 'v1', kind: 'ConfigMap', scope: 'Namespaced', fields: ['data', 'binaryData', 'immutable'] },
+];
+
+/** Why a Secret is refused: Git keeps its values, readable by everyone who can read the repository, for good. */
+const SECRET_REFUSED =
+  'a Secret does not belong in Git: its values (base64, not encrypted) would be readable by everyone who can read the repository, and stay in its history; ' +
+  'create it in the cluster (kubectl create secret) or with your secrets tool (Sealed Secrets, External Secrets), and refer to it by name';
+
 /** `ExchangeRate (operators.brennerm.github.io/v1), ...`: what an unknown kind is told to be instead. */
 export function knownKinds(kinds: readonly AnyKind[]): string {
   return kinds.map((k) => `${k.kind} (${apiVersionOf(k)})`).join(', ');
 }
 
-/** The kind an object claims to be, or an error naming the kinds that exist. */
+/** The built-in kind an object claims to be, if it is one a team may declare. */
+export function builtInKindOf(object: Record<string, unknown>): BuiltInKind | undefined {
+  return BUILT_IN_KINDS.find((k) => k.apiVersion === object.apiVersion && k.kind === object.kind);
+}
+
+/** The kind an object claims to be, or an error naming the kinds that exist (the built-in ones are found by builtInKindOf). */
 export function kindOf(object: Record<string, unknown>, where: string, kinds: readonly AnyKind[]): AnyKind {
   const { apiVersion, kind: kindName } = object;
   const kind = kinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kindName);
-  if (!kind) throw new InputError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${knownKinds(kinds)}`);
+  if (!kind && apiVersion === 'v1' && kindName === 'Secret') throw new InputError(`${where}: ${SECRET_REFUSED}`);
+  if (!kind) {
+    const builtIns = BUILT_IN_KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
+    throw new InputError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${knownKinds(kinds)}, or beside them one of ${builtIns}`);
+  }
+  requireName(object, where);
+  return kind;
+}
+
+function requireName(object: Record<string, unknown>, where: string): void {
   const metadata = object.metadata as { name?: unknown } | undefined;
   if (typeof metadata?.name !== 'string' || !metadata.name) throw new InputError(`${where}: metadata.name is required`);
-  return kind;
 }
 
 /** A document that could not be read; `document` counts from 0. */
@@ -45,27 +82,45 @@ export interface ReadOptions {
   readonly skipOtherKinds?: boolean;
 }
 
+/** What a YAML text declares: custom resources, and the plain objects of BUILT_IN_KINDS beside them. */
+export interface DocumentObjects {
+  readonly resources: DocumentResource[];
+  /** Each with a name, not yet checked further. */
+  readonly builtIns: DocumentObject[];
+}
+
+/** A plain object of one of BUILT_IN_KINDS, read from a file. */
+export interface DocumentObject extends Omit<DocumentResource, 'kind'> {
+  readonly kind: BuiltInKind;
+}
+
 /**
  * Every custom resource in a YAML text (several documents allowed; empty ones skipped), each
- * of a known kind and with a name. A problem is thrown as an InputError naming the document,
- * or collected (see ReadOptions).
+ * of a known kind and with a name, and apart from them the objects of BUILT_IN_KINDS. A
+ * problem is thrown as an InputError naming the document, or collected (see ReadOptions).
  */
-export function readResources(text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions = {}): DocumentResource[] {
+export function readResources(text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions = {}): DocumentObjects {
   const { problems, skipOtherKinds } = options;
   const documents = parseAllDocuments(text);
-  const resources: DocumentResource[] = [];
+  const found: DocumentObjects = { resources: [], builtIns: [] };
   documents.forEach((doc, index) => {
     const where = documents.length > 1 ? `${source} (document ${index + 1})` : source;
     try {
-      const object = readDocument(doc, where);
-      if (object && skipOtherKinds && !kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) return;
-      if (object) resources.push({ kind: kindOf(object, where, kinds), object: object as DocumentResource['object'], where, document: index });
+      const object = readDocument(doc, where) as DocumentResource['object'] | null;
+      if (!object) return;
+      const builtIn = builtInKindOf(object);
+      if (builtIn) {
+        requireName(object, where);
+        found.builtIns.push({ kind: builtIn, object, where, document: index });
+      } else if (!skipOtherKinds || kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) {
+        found.resources.push({ kind: kindOf(object, where, kinds), object, where, document: index });
+      }
     } catch (err) {
       if (!problems || !(err instanceof InputError)) throw err;
       problems.push({ document: index, message: err.message });
     }
   });
-  return resources;
+  return found;
 }
 
 function readDocument(doc: ReturnType<typeof parseAllDocuments>[number], where: string): Record<string, unknown> | null {
@@ -86,7 +141,8 @@ function readDocument(doc: ReturnType<typeof parseAllDocuments>[number], where: 
  */
 export function renderManifests(text: string, source: string, kinds: readonly AnyKind[]): string {
   const outputs: string[] = [];
-  for (const { kind, object, where } of readResources(text, source, kinds)) {
+  // A Namespace or ConfigMap beside the resources (as in src/instances/) has no children.
+  for (const { kind, object, where } of readResources(text, source, kinds).resources) {
     const preview = previewChildren(kind, object);
     if (!preview.ok) throw new InputError(`${where}: ${preview.message}`);
     if (preview.children.length) outputs.push(Yaml.stringify(...preview.children));

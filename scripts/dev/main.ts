@@ -1,23 +1,23 @@
 import * as k8s from '@kubernetes/client-node';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { CATEGORY } from '../../src/bundle/crd';
 import { ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, isRunning, readState, repoRoot, startControlPlane, startWatchdog, stopControlPlane } from '../../test/controlplane/controlplane';
+import { ControlPlaneState, repoRoot, startWatchdog, stopControlPlane, upLocalControlPlane } from '../../test/controlplane/controlplane';
 import { freePort } from '../../test/controlplane/processes';
 import { applyBundle } from '../../test/support/apply-bundle';
 import { FakeRateProvider, startRateProvider } from '../../test/support/rate-provider';
-import { startStorageProvisioner, StorageProvisioner } from '../../test/support/storage-provisioner';
 import { DevChild } from './children';
 import { buildAndSynth, portIsFree, waitForHttp } from './steps';
 import { watchTrees } from './watch';
 
 /**
  * `npm run dev`: the live loop for developers of kinds. A local control plane (the one of
- * `npm run cluster:up` when it runs), the bundle with every kind's example applied, and the
- * controller and the guitar UI running from lib/, rebuilt and restarted whenever src/ changes.
+ * `npm run cluster:up` when it runs, else one started alike, storage included), the bundle
+ * with every kind's example applied, and the controller and the guitar UI running from lib/,
+ * rebuilt and restarted whenever src/ changes.
  * SIGINT or SIGTERM stops all it started, leaving a control plane that was running before.
  *
  * Environment: CLUSTER_DIR (default .cluster/), EXCHANGE_RATE_URL (default: a fake provider
@@ -43,7 +43,6 @@ let stopping = false;
 let plane: ControlPlaneState | undefined;
 let startedPlane = false;
 let provider: FakeRateProvider | undefined;
-let provisioner: StorageProvisioner | undefined;
 let watcher: { close(): Promise<void> } | undefined;
 const children: DevChild[] = [];
 
@@ -53,19 +52,12 @@ function check(): void {
 }
 
 async function controlPlane(): Promise<ControlPlaneState> {
-  mkdirSync(clusterDir, { recursive: true });
-  const state = readState(clusterDir);
-  if (state && isRunning(state)) {
-    say(`dev: using the control plane already running in ${clusterDir} (it keeps running after dev)`);
-    return state;
-  }
-  if (state) await stopControlPlane(clusterDir);
-  say(`dev: starting a local control plane in ${clusterDir}`);
-  startedPlane = true;
-  const started = await startControlPlane(clusterDir);
+  const { state, started } = await upLocalControlPlane(clusterDir, () => say(`dev: starting a local control plane in ${clusterDir}`));
+  startedPlane = started;
   // Should dev die without its clean-up (SIGKILL, a crash), the control plane it started stops too.
-  startWatchdog(started.processes);
-  return started;
+  if (started) startWatchdog(state.processes);
+  else say(`dev: using the control plane already running in ${clusterDir} (it keeps running after dev)`);
+  return state;
 }
 
 /** Synthesizes the bundle with the examples and applies it; false (and said why) when that failed. */
@@ -112,8 +104,6 @@ async function start(): Promise<void> {
     provider = await startRateProvider();
     rateUrl = provider.url;
   }
-  // The control plane has no storage of its own: the tests' provisioner binds the examples' claims.
-  provisioner = await startStorageProvisioner(kc);
   check();
   if (!(await synthAndApply(objects, false))) throw new Error('the first synth and apply failed (see above)');
   check();
@@ -162,7 +152,6 @@ async function shutdown(why: string, code: number): Promise<void> {
   await watcher?.close();
   await Promise.all(children.map((c) => c.stop()));
   await provider?.close();
-  await provisioner?.stop({ keepVolumes: !startedPlane }).catch((err: Error) => say(`dev: ${err.message}`));
   if (startedPlane) await stopControlPlane(clusterDir);
   rmSync(work, { recursive: true, force: true });
   say(`dev: stopped${startedPlane || !plane ? '; nothing left running' : `; the control plane in ${clusterDir} keeps running`}`);

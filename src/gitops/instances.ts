@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { extname, join, relative, sep } from 'node:path';
 import { AnyKind } from '../core/kind';
 import { previewChildren, Manifest } from '../core/render';
-import { DocumentProblem, InputError, kindOf, ReadOptions, readResources } from '../render-command';
+import { BuiltInKind, builtInKindOf, DocumentProblem, InputError, kindOf, ReadOptions, readResources } from '../render-command';
 
 /**
  * What a TypeScript file in the instances folder exports as its default: a function that
@@ -22,6 +22,19 @@ export interface Instance {
   readonly children: Manifest[];
   /** `src/instances/rates.yaml (document 2)`, `src/instances/platform.ts (construct orders)`. */
   readonly where: string;
+}
+
+/** A plain object (a Namespace, a ConfigMap: see BUILT_IN_KINDS) a team declared beside its resources, valid. */
+export interface BuiltInObject {
+  readonly kind: BuiltInKind;
+  readonly object: Manifest;
+  readonly where: string;
+}
+
+/** What a folder of instances declares: the resources, and the plain objects they need. */
+export interface Declarations {
+  readonly instances: Instance[];
+  readonly builtIns: BuiltInObject[];
 }
 
 /** Every problem found in the instances, one line each; synth prints them all and writes nothing. */
@@ -45,6 +58,10 @@ const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** DNS-1123 subdomain (object names) and label (namespaces), as the API server checks them. */
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_RULE = 'a DNS-1123 label (lower-case letters, digits and "-", at most 63 characters)';
+/** A ConfigMap's keys, as the API server checks them. */
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The files of a folder and its subfolders, sorted, so that output never depends on the file system's order. */
 function filesUnder(dir: string): string[] {
@@ -105,11 +122,12 @@ function byPosition(a: Problem, b: Problem): number {
 /**
  * Reads every file of the folder into a scratch chart (YAML documents as they are, TypeScript
  * files by calling their default export) and checks each resource as the API server and the
- * controller would. Throws an InstancesError listing every problem: an unreadable or invalid
- * file, an unknown kind or group, a missing or misplaced namespace, a bad name, an invalid
- * spec, a duplicate.
+ * controller would, and the plain objects beside them (BUILT_IN_KINDS) as the API server would.
+ * Throws an InstancesError listing every problem: an unreadable or invalid file, an unknown
+ * kind or group, a Secret, a missing or misplaced namespace, a bad name, an invalid spec or
+ * ConfigMap, a duplicate.
  */
-export function loadInstances(options: LoadOptions): Instance[] {
+export function loadInstances(options: LoadOptions): Declarations {
   const { dir, root, kinds } = options;
   const loadModule = options.loadModule ?? ((file: string) => compiledModule(root, file));
   const scope = scratchChart();
@@ -146,9 +164,12 @@ export function loadInstances(options: LoadOptions): Instance[] {
   return checkDeclared(declared, kinds, problems);
 }
 
-/** The custom resources of a YAML text as objects under `scope`; a bad document is added to `problems`. */
+/** The objects of a YAML text under `scope`, in document order; a bad document is added to `problems`. */
 function declareManifests(scope: Construct, text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions & { problems: DocumentProblem[] }, file = 0): Declared[] {
-  return readResources(text, source, kinds, options).map(({ object, where, document }) => ({ object: new ApiObject(scope, `doc${document}`, object as never), where, position: [file, document] }));
+  const { resources, builtIns } = readResources(text, source, kinds, options);
+  return [...builtIns, ...resources]
+    .sort((a, b) => a.document - b.document)
+    .map(({ object, where, document }) => ({ object: new ApiObject(scope, `doc${document}`, object as never), where, position: [file, document] }));
 }
 
 /**
@@ -158,7 +179,7 @@ function declareManifests(scope: Construct, text: string, source: string, kinds:
 export function loadManifests(text: string, source: string, kinds: readonly AnyKind[], options: Pick<ReadOptions, 'skipOtherKinds'> = {}): Instance[] {
   const problems: DocumentProblem[] = [];
   const declared = declareManifests(scratchChart(), text, source, kinds, { ...options, problems });
-  return checkDeclared(declared, kinds, problems.map(({ document, message }) => ({ position: [0, document], message })));
+  return checkDeclared(declared, kinds, problems.map(({ document, message }) => ({ position: [0, document], message }))).instances;
 }
 
 /** A chart to declare into and read back from; nothing is synthesized from it. */
@@ -167,14 +188,29 @@ export function scratchChart(): Chart {
 }
 
 /** Checks declared objects; throws an InstancesError with `earlier` and every new problem, if any. */
-export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = []): Instance[] {
+export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = []): Declarations {
   const problems = [...earlier];
   const instances: Instance[] = [];
+  const builtIns: BuiltInObject[] = [];
   const seen = new Map<string, string>();
+  /** Records where an object was first declared; false (and a problem) when it was declared before. */
+  const firstDeclaration = (key: string, name: string, where: string, position: readonly number[]) => {
+    const first = seen.get(key);
+    if (first) problems.push({ position, message: `${where}: ${name} is declared twice: here and in ${first}` });
+    else seen.set(key, where);
+    return !first;
+  };
   declared.forEach((entry, n) => {
     const { object, where } = entry;
     const position = entry.position ?? [0, n];
     const json = object.toJson() as Manifest;
+    const builtIn = builtInKindOf(json);
+    if (builtIn) {
+      const problem = metadataProblem(builtIn, json.metadata) ?? builtInProblem(builtIn, json);
+      if (problem) problems.push({ position, message: `${where}: ${problem}` });
+      else if (firstDeclaration(`${builtIn.kind}.${builtIn.apiVersion} ${instanceName(builtIn, json)}`, instanceName(builtIn, json), where, position)) builtIns.push({ kind: builtIn, object: json, where });
+      return;
+    }
     let kind: AnyKind;
     try {
       kind = kindOf(json, where, kinds);
@@ -187,13 +223,7 @@ export function checkDeclared(declared: readonly Declared[], kinds: readonly Any
       problems.push({ position, message: `${where}: ${problem}` });
       return;
     }
-    const key = `${kind.kind}.${kind.group} ${instanceName(kind, json)}`;
-    const first = seen.get(key);
-    if (first) {
-      problems.push({ position, message: `${where}: ${instanceName(kind, json)} is declared twice: here and in ${first}` });
-      return;
-    }
-    seen.set(key, where);
+    if (!firstDeclaration(`${kind.kind}.${kind.group} ${instanceName(kind, json)}`, instanceName(kind, json), where, position)) return;
     const preview = previewChildren(kind, json);
     if (!preview.ok) {
       problems.push({ position, message: `${where}: ${preview.message}` });
@@ -202,21 +232,40 @@ export function checkDeclared(declared: readonly Declared[], kinds: readonly Any
     instances.push({ kind, object: json, children: preview.children, where });
   });
   if (problems.length) throw new InstancesError(problems.sort(byPosition).map((p) => p.message));
-  return instances;
+  return { instances, builtIns };
 }
 
 /** What the API server would say about the name and namespace, or nothing. */
-function metadataProblem(kind: AnyKind, metadata: Manifest['metadata']): string | undefined {
+function metadataProblem(kind: Pick<AnyKind, 'kind' | 'scope'>, metadata: Manifest['metadata']): string | undefined {
   const { name, namespace } = metadata;
   if (name.length > 253 || !SUBDOMAIN.test(name)) return `metadata.name: expected a DNS-1123 subdomain (lower-case letters, digits, "-" and ".", at most 253 characters), got "${name}"`;
   if (kind.scope === 'Namespaced' && !namespace) return `metadata.namespace is required: ${kind.kind} is namespaced, and a GitOps tool would otherwise put it wherever it is pointed`;
   if (kind.scope === 'Cluster' && namespace) return `metadata.namespace: ${kind.kind} is cluster-scoped, so it has no namespace; remove namespace "${namespace}"`;
-  if (namespace && (namespace.length > 63 || !LABEL.test(namespace))) return `metadata.namespace: expected a DNS-1123 label (lower-case letters, digits and "-", at most 63 characters), got "${namespace}"`;
+  if (namespace && (namespace.length > 63 || !LABEL.test(namespace))) return `metadata.namespace: expected ${LABEL_RULE}, got "${namespace}"`;
+  return undefined;
+}
+
+/** What the API server would refuse in a Namespace or ConfigMap beyond its name and namespace, or nothing. */
+function builtInProblem(kind: BuiltInKind, object: Manifest): string | undefined {
+  const allowed = ['apiVersion', 'kind', 'metadata', ...kind.fields];
+  const extra = Object.keys(object).find((field) => !allowed.includes(field));
+  if (extra) return `${extra}: a ${kind.kind} has no such field here; expected ${kind.fields.length ? kind.fields.join(', ') : 'metadata only'}`;
+  if (kind.kind === 'Namespace' && (object.metadata.name.length > 63 || !LABEL.test(object.metadata.name))) return `metadata.name: a Namespace's name must be ${LABEL_RULE}, got "${object.metadata.name}"`;
+  for (const field of ['data', 'binaryData'].filter((f) => object[f] !== undefined)) {
+    const map = object[field];
+    if (typeof map !== 'object' || map === null || Array.isArray(map)) return `${field}: expected a map of keys to strings`;
+    for (const [key, value] of Object.entries(map)) {
+      if (key.length > 253 || !CONFIG_KEY.test(key)) return `${field}: key "${key}" may hold only letters, digits, "-", "_" and "." (at most 253 characters)`;
+      if (typeof value !== 'string') return `${field}.${key}: expected a string, got ${JSON.stringify(value)}; quote it in YAML ("${String(value)}")`;
+      if (field === 'binaryData' && !BASE64.test(value)) return `binaryData.${key}: expected base64`;
+    }
+  }
+  if (object.immutable !== undefined && typeof object.immutable !== 'boolean') return `immutable: expected true or false, got ${JSON.stringify(object.immutable)}`;
   return undefined;
 }
 
 /** `ExchangeRate team-a/usd`, `RegistryMirror docker-hub`. */
-export function instanceName(kind: AnyKind, object: { metadata: { name: string; namespace?: string } }): string {
+export function instanceName(kind: Pick<AnyKind, 'kind'>, object: { metadata: { name: string; namespace?: string } }): string {
   return `${kind.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
 }
 

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { projectVersion } from '../bundle/version';
+import { projectVersion } from '../core/version';
 import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
 /**

@@ -1,3 +1,5 @@
+import pino from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type LogFields = Record<string, unknown>;
@@ -30,23 +32,29 @@ const SECRET_NAME = /password|token|secret|authorization/i;
 /** Keys every line starts with; a field of the same name is written as `fields.<key>` instead of hiding them. */
 const RESERVED = new Set(['time', 'level', 'msg']);
 
-/** A JSON-lines logger: one object per line, so log collectors need no parsing rules. */
+/**
+ * A JSON-lines logger on pino (one object per line, so log collectors need no parsing rules):
+ * `msg` and fields, every value cleaned first (secrets redacted at any depth, Errors reduced,
+ * cycles and bigints made writable), which pino's path-based redaction cannot do for field
+ * names nobody listed. Child fields are merged here, so a line never holds a key twice.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   // The level often comes straight from a flag; an unknown one would otherwise silently log everything.
   if (!Object.hasOwn(SEVERITY, level)) throw new Error(`log level must be one of ${Object.keys(SEVERITY).join(', ')}, got ${JSON.stringify(level)}`);
-  const minimum = SEVERITY[level];
-  const write = options.write ?? ((line: string) => void process.stdout.write(line + '\n'));
   const stacks = options.stacks ?? false;
+  const write = options.write;
+  const destination = write ? { write: (line: string) => write(line.replace(/\n$/, '')) } : process.stdout;
+  const root = pino({ level, base: null, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination);
 
   const make = (base: LogFields): Logger => {
     const log = (level: LogLevel) => (msg: string, fields?: LogFields) => {
-      if (SEVERITY[level] < minimum) return;
-      const line: LogFields = { time: new Date().toISOString(), level, msg };
+      if (!root.isLevelEnabled(level)) return;
+      const line: LogFields = {};
       for (const [key, value] of Object.entries({ ...base, ...fields })) {
         line[RESERVED.has(key) ? `fields.${key}` : key] = clean(key, value, stacks, new WeakSet());
       }
-      write(JSON.stringify(line));
+      root[level](line, msg);
     };
     return {
       debug: log('debug'),

@@ -1,8 +1,8 @@
-import { describeValue, FieldError, OpenApiSchema, Rule, Schema } from './schema';
+import { Defaulted, describeValue, FieldError, OpenApiSchema, Rule, Schema } from './schema';
 
 /** Marks a property that may be left out and has no default. */
-export class Optional<T> {
-  constructor(readonly schema: Schema<T>) {}
+export class Optional<T, Input = T> {
+  constructor(readonly schema: Schema<T, Input>) {}
 }
 
 type Property = Schema<unknown> | Optional<unknown>;
@@ -12,9 +12,17 @@ type OptionalKeys<P extends Properties> = { [K in keyof P]: P[K] extends Optiona
 type Expand<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
 /** The object type a set of properties describes, after the API server applied defaults. */
 export type InferObject<P extends Properties> = Expand<
-  { -readonly [K in Exclude<keyof P, OptionalKeys<P>>]: P[K] extends Schema<infer T> ? T : never } & {
-    -readonly [K in OptionalKeys<P>]?: P[K] extends Optional<infer T> ? T : never;
+  { -readonly [K in Exclude<keyof P, OptionalKeys<P>>]: P[K] extends Schema<infer T, unknown> ? T : never } & {
+    -readonly [K in OptionalKeys<P>]?: P[K] extends Optional<infer T, unknown> ? T : never;
   }
+>;
+
+/** Keys a manifest may leave out: the optional ones and those with a default. */
+type OmittableKeys<P extends Properties> = { [K in keyof P]: P[K] extends Optional<unknown> | Defaulted ? K : never }[keyof P];
+type InputOf<Prop> = Prop extends Optional<unknown, infer Input> ? Input : Prop extends Schema<unknown, infer Input> ? Input : never;
+/** The object type a set of properties describes, as a manifest declares it (see InferInput). */
+export type InferInputObject<P extends Properties> = Expand<
+  { -readonly [K in Exclude<keyof P, OmittableKeys<P>>]: InputOf<P[K]> } & { -readonly [K in OmittableKeys<P>]?: InputOf<P[K]> }
 >;
 
 export interface ObjectOptions<T> {
@@ -25,7 +33,7 @@ export interface ObjectOptions<T> {
   readonly minProperties?: number;
 }
 
-export class ObjectSchema<P extends Properties> extends Schema<InferObject<P>> {
+export class ObjectSchema<P extends Properties> extends Schema<InferObject<P>, InferInputObject<P>> {
   readonly openApi: OpenApiSchema;
   constructor(
     readonly properties: P,
@@ -89,10 +97,10 @@ export interface ListOptions {
   readonly mapKeys?: readonly string[];
 }
 
-export class ArraySchema<T> extends Schema<T[]> {
+export class ArraySchema<T, Input = T> extends Schema<T[], Input[]> {
   readonly openApi: OpenApiSchema;
   constructor(
-    private readonly items: Schema<T>,
+    private readonly items: Schema<T, Input>,
     private readonly options: ListOptions,
   ) {
     super();
@@ -127,10 +135,10 @@ export interface MapOptions {
 }
 
 /** A string-keyed map, such as a label selector. */
-export class MapSchema<T> extends Schema<Record<string, T>> {
+export class MapSchema<T, Input = T> extends Schema<Record<string, T>, Record<string, Input>> {
   readonly openApi: OpenApiSchema;
   constructor(
-    private readonly values: Schema<T>,
+    private readonly values: Schema<T, Input>,
     private readonly options: MapOptions,
   ) {
     super();

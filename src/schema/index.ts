@@ -1,21 +1,25 @@
 import { ArraySchema, ListOptions, MapOptions, MapSchema, ObjectOptions, ObjectSchema, Optional, InferObject } from './composites';
 import { BooleanSchema, IntegerSchema, NumberOptions, QuantitySchema, StringOptions, StringSchema } from './scalars';
-import { Schema } from './schema';
+import { DefaultedIf, Schema } from './schema';
 
 export * from './schema';
-export { ObjectSchema, Optional, schemaOf, type InferObject } from './composites';
+export { ObjectSchema, Optional, schemaOf, type InferObject, type InferInputObject } from './composites';
 
-/** The builders a kind declares its schema with: `s.object({ ... })`, `s.string({ ... })`, ... */
+/**
+ * The builders a kind declares its schema with: `s.object({ ... })`, `s.string({ ... })`, ...
+ * A scalar built with a default is marked `Defaulted`, so that its field may be left out of
+ * a manifest's type (InferInput) while the controller's type (Infer) always has it.
+ */
 export const s = {
-  string: (options: StringOptions) => new StringSchema(options),
-  enum: <const T extends string>(values: readonly T[], options: { description: string; default?: T }) =>
-    new StringSchema<T>({ ...options, enum: values }),
-  integer: (options: NumberOptions) => new IntegerSchema(options),
-  boolean: (options: { description: string; default?: boolean }) => new BooleanSchema(options),
-  quantity: (options: { description: string; default?: string }) => new QuantitySchema(options),
-  array: <T>(items: Schema<T>, options: ListOptions) => new ArraySchema(items, options),
-  map: <T>(values: Schema<T>, options: MapOptions) => new MapSchema(values, options),
+  string: <O extends StringOptions>(options: O) => new StringSchema(options) as StringSchema & DefaultedIf<O>,
+  enum: <const T extends string, const O extends { description: string; default?: T }>(values: readonly T[], options: O) =>
+    new StringSchema<T>({ ...options, enum: values }) as StringSchema<T> & DefaultedIf<O>,
+  integer: <O extends NumberOptions>(options: O) => new IntegerSchema(options) as IntegerSchema & DefaultedIf<O>,
+  boolean: <O extends { description: string; default?: boolean }>(options: O) => new BooleanSchema(options) as BooleanSchema & DefaultedIf<O>,
+  quantity: <O extends { description: string; default?: string }>(options: O) => new QuantitySchema(options) as QuantitySchema & DefaultedIf<O>,
+  array: <T, Input>(items: Schema<T, Input>, options: ListOptions) => new ArraySchema(items, options),
+  map: <T, Input>(values: Schema<T, Input>, options: MapOptions) => new MapSchema(values, options),
   object: <P extends Record<string, Schema<unknown> | Optional<unknown>>>(properties: P, options: ObjectOptions<InferObject<P>>) =>
     new ObjectSchema(properties, options),
-  optional: <T>(schema: Schema<T>) => new Optional(schema),
+  optional: <T, Input>(schema: Schema<T, Input>) => new Optional(schema),
 };

@@ -86,7 +86,7 @@ export class BooleanSchema extends Schema<boolean> {
 }
 
 /** A Kubernetes resource quantity such as `50G` or `1Gi`, accepted as a string or a number, like the built-in types. */
-export class QuantitySchema extends Schema<string> {
+export class QuantitySchema extends Schema<string, string | number> {
   static readonly PATTERN = '^([+]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
   readonly openApi: OpenApiSchema;
   constructor(options: Common<string>) {

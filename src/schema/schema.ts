@@ -55,9 +55,11 @@ export interface Rule<T> {
   readonly fieldPath?: string;
 }
 
-export abstract class Schema<T> {
+export abstract class Schema<T, Input = T> {
   /** Phantom member for type inference only. */
   declare readonly _type: T;
+  /** Phantom member: the type a manifest may hold, where a field with a default may be left out. */
+  declare readonly _input: Input;
   abstract readonly openApi: OpenApiSchema;
   /** Whether a missing value is acceptable because the schema supplies a default. */
   get hasDefault(): boolean {
@@ -77,7 +79,17 @@ export abstract class Schema<T> {
   }
 }
 
-export type Infer<S> = S extends Schema<infer T> ? T : never;
+/** The type of a value after the API server applied its defaults, as the controller sees it. */
+export type Infer<S> = S extends Schema<infer T, unknown> ? T : never;
+/** The type of a value as a manifest declares it: fields with a default may be left out. */
+export type InferInput<S> = S extends Schema<unknown, infer Input> ? Input : never;
+
+/** Phantom marker of a schema that has a default, so a manifest may leave its field out. */
+export interface Defaulted {
+  readonly _defaulted: true;
+}
+/** `Defaulted` when the options a schema was built with hold a default. */
+export type DefaultedIf<Options> = Options extends { readonly default: unknown } ? Defaulted : unknown;
 
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';

@@ -32,6 +32,13 @@ describe('cdk8s-operators render', () => {
     expect(children[1].data).toEqual({ base: 'EUR', currency: 'USD' });
   });
 
+  it('renders a file of src/instances/ as it is: the Namespace and ConfigMap beside the resources have no children', () => {
+    const { code, stdout, stderr } = render(join(__dirname, '..', '..', 'src', 'instances', 'team-a.yaml'));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const children = parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(children.map((c) => `${c.kind}/${c.metadata.name}`)).toEqual(['ConfigMap/usd', 'ConfigMap/swiss-franc']);
+  });
+
   it('reads standard input with -f -', () => {
     const { code, stdout } = render('-', exchangeRate('{currency: JPY}'));
     expect(code).toBe(0);

@@ -73,11 +73,35 @@ export function isRunning(state: ControlPlaneState): boolean {
 }
 
 /**
- * Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
- * 127.0.0.1 with fresh ports, data and credentials under `dir`, and returns once the API
- * server is ready, the fake node is Ready and the default ServiceAccount exists.
+ * The control plane of `npm run cluster:up` and `npm run dev` in `dir`: the one running there
+ * already (`started` false), else a new one with storage (after stopping what is left of one
+ * that stopped half-way); `starting` is called before a start, which takes a while.
  */
-export async function startControlPlane(dir: string): Promise<ControlPlaneState> {
+export async function upLocalControlPlane(dir: string, starting: () => void = () => undefined): Promise<{ state: ControlPlaneState; started: boolean }> {
+  mkdirSync(dir, { recursive: true });
+  const running = readState(dir);
+  if (running && isRunning(running)) return { state: running, started: false };
+  if (running) await stopControlPlane(dir);
+  starting();
+  return { state: await startControlPlane(dir, { storage: true }), started: true };
+}
+
+export interface ControlPlaneOptions {
+  /**
+   * Also run the storage process (storage.ts): a default StorageClass and a provisioner that
+   * gives each claim a volume, as kind and k3d have. Default false: tests that need volumes on
+   * the shared control plane start a provisioner of their own, for their namespace.
+   */
+  readonly storage?: boolean;
+}
+
+/**
+ * Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
+ * 127.0.0.1 with fresh ports, data and credentials under `dir` (and the storage process when
+ * asked for), and returns once the API server is ready, the fake node is Ready, the default
+ * ServiceAccount exists and, with storage, the default StorageClass.
+ */
+export async function startControlPlane(dir: string, options: ControlPlaneOptions = {}): Promise<ControlPlaneState> {
   const bin = controlPlaneBinaries();
   const logDir = join(dir, 'logs');
   const certDir = join(dir, 'certs');
@@ -163,6 +187,11 @@ export async function startControlPlane(dir: string): Promise<ControlPlaneState>
     await waitFor(`node ${FAKE_NODE_NAME} to be Ready`, processes, async () => nodeIsReady(await apiRequest(endpoint, 'GET', `/api/v1/nodes/${FAKE_NODE_NAME}`)));
     await untaintFakeNode(endpoint);
     await waitFor('the default ServiceAccount', processes, async () => (await apiRequest(endpoint, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    if (options.storage) {
+      processes.push(startProcess('storage', process.execPath, [join(repoRoot(), 'lib', 'test', 'controlplane', 'storage.js'), kubeconfig, join(dir, 'volumes')], logDir));
+      saveState();
+      await waitFor('the storage process to install the default StorageClass', processes, async () => hasDefaultStorageClass(await apiRequest(endpoint, 'GET', '/apis/storage.k8s.io/v1/storageclasses')));
+    }
     return state;
   } catch (err) {
     await stopProcesses(processes);
@@ -200,6 +229,7 @@ export async function stopControlPlane(dir: string): Promise<void> {
   await stopProcesses([...state.processes].reverse());
   rmSync(stateFile(dir), { force: true });
   rmSync(join(dir, 'etcd'), { recursive: true, force: true });
+  rmSync(join(dir, 'volumes'), { recursive: true, force: true });
 }
 
 async function createFakeNode(endpoint: ApiEndpoint): Promise<void> {
@@ -226,6 +256,12 @@ async function createFakeNode(endpoint: ApiEndpoint): Promise<void> {
 async function untaintFakeNode(endpoint: ApiEndpoint): Promise<void> {
   const res = await apiRequest(endpoint, 'PATCH', `/api/v1/nodes/${FAKE_NODE_NAME}`, { spec: { taints: null } }, 'application/merge-patch+json');
   if (res.status !== 200) throw new Error(`removing the taints of node ${FAKE_NODE_NAME} failed: HTTP ${res.status} ${res.body}`);
+}
+
+function hasDefaultStorageClass(res: { status: number; body: string }): boolean {
+  if (res.status !== 200) return false;
+  const classes: { metadata: { annotations?: Record<string, string> } }[] = JSON.parse(res.body).items;
+  return classes.some((c) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
 }
 
 function nodeIsReady(res: { status: number; body: string }): boolean {

@@ -188,7 +188,7 @@ describe('npm run dev, with a control plane already running (npm run cluster:up)
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dev-test-'));
-    plane = await startControlPlane(join(dir, 'cluster'));
+    plane = await startControlPlane(join(dir, 'cluster'), { storage: true });
   }, 180_000);
 
   afterAll(() => cleanUp(dev, dir), 60_000);

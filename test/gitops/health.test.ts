@@ -3,27 +3,13 @@ import { join } from 'node:path';
 import { AnyKind, ReadyVerdict } from '../../src/core/kind';
 import { ENGINE_FAILURE_REASONS, ENGINE_PROGRESS_REASONS, failureReasons } from '../../src/core/status';
 import { argoCdHealthPatch, healthKey } from '../../src/gitops/argocd-health';
-import { KINDS } from '../../src/kinds';
+import { KIND_FOLDERS, KINDS } from '../../src/kinds';
 import { statusPatch, verdictConditions } from '../../src/runtime/status';
 import { ALL_CASES } from '../kinds/all-cases';
 import { objectOf } from '../kinds/cases';
 import { argoCdHealth, Judgement, kstatus, shippedHealthScripts, SHIPPED_HEALTH } from './tools';
 
 const root = join(__dirname, '..', '..');
-
-/**
- * Each kind's own Ready=False reasons that mean work in progress (its failure reasons are in
- * its definition). A reason the kind's code writes that is in neither list fails the scan below.
- */
-const PROGRESS_REASONS: Record<string, readonly string[]> = {
-  ExchangeRate: [],
-  CopyratorRule: [],
-  Guitar: [],
-  RegistryMirror: ['CacheNotReady', 'NodesPending'],
-  Database: ['Creating', 'ReplicasNotReady', 'Upgrading', 'Rolling', 'Deleting'],
-};
-
-const FOLDERS: Record<string, string> = { ExchangeRate: 'exchangerate', CopyratorRule: 'copyrator', Guitar: 'guitar', RegistryMirror: 'registrymirror', Database: 'database' };
 
 interface State {
   readonly name: string;
@@ -39,7 +25,8 @@ type Options = { generation?: number; deleting?: boolean; kindStatus?: object };
 
 /** An object of `kind` whose status is what the engine's status writer makes of `verdict`, at generation 3. */
 function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generation = 3, deleting = false, kindStatus = {} }: Options = {}): Record<string, unknown> {
-  const cases = ALL_CASES.find((c) => c.kind === kind)!;
+  const cases = ALL_CASES.find((c) => c.kind === kind);
+  if (!cases) throw new Error(`${kind.kind} has no validation table, whose first valid object these states are made of (see test/kinds/validation.test.ts)`);
   const base = objectOf(kind, 'sample', cases.valid[0].body, 'team-a') as Record<string, unknown> & { metadata: Record<string, unknown> };
   const observed = { ...base, metadata: { ...base.metadata, uid: 'u-1', generation: 3 } } as never;
   const status = verdict ? statusPatch(observed, verdictConditions(kind, observed, verdict), kindStatus) : undefined;
@@ -50,13 +37,16 @@ function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generati
   };
 }
 
+/** The kind's own Ready=False reasons that mean work in progress, as its definition declares them. */
+const progressReasons = (kind: AnyKind): readonly string[] => kind.controller?.progressReasons ?? [];
+
 const notReady = (reason: string): ReadyVerdict => ({ status: 'False', reason, message: `because of ${reason}` });
 
 /** Every state an object of `kind` can be in, with what Argo CD and kstatus must make of it. */
 function statesOf(kind: AnyKind): State[] {
   const healthy: ReadyVerdict = { status: 'True', reason: kind.controller?.readyReason ?? 'Reconciled', message: '1 child ready' };
   const failures = failureReasons(kind);
-  const progress = [...ENGINE_PROGRESS_REASONS, ...PROGRESS_REASONS[kind.kind]];
+  const progress = [...ENGINE_PROGRESS_REASONS, ...progressReasons(kind)];
   return [
     // A new object's status is the CRD's default until the controller acts on it.
     { name: 'new', object: { ...objectWith(kind, undefined), status: { observedGeneration: 0 } }, argoCd: 'Progressing', kstatus: 'InProgress', says: 'waiting for the controller' },
@@ -123,9 +113,9 @@ describe('Ready reasons', () => {
     return found;
   }
 
-  it.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s: every reason its code writes is classed as failure or progress', (_name, kind) => {
-    const classed = new Set([...failureReasons(kind), ...PROGRESS_REASONS[kind.kind], kind.controller?.readyReason ?? 'Reconciled']);
-    const written = [...reasonsWritten(FOLDERS[kind.kind])];
+  it.each(KINDS.map((kind, i) => [kind.kind, kind, KIND_FOLDERS[i]] as const))('%s: every reason its code writes is classed as failure or progress', (_name, kind, folder) => {
+    const classed = new Set([...failureReasons(kind), ...progressReasons(kind), kind.controller?.readyReason ?? 'Reconciled']);
+    const written = [...reasonsWritten(folder)];
     expect(written.filter((reason) => !classed.has(reason))).toEqual([]);
     // And nothing classed that the code no longer writes.
     const own = [...classed].filter((r) => !(ENGINE_FAILURE_REASONS as readonly string[]).includes(r) && r !== 'Reconciled');

@@ -1,39 +1,31 @@
-import * as k8s from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { KubeRest } from '../../src/kube/rest';
 import { childState } from '../../src/runtime/readiness';
-import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
-import { ControllerProcess, startController } from '../support/controller-process';
-import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
-import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
+import { loadYaml } from '../support/manifests';
+import { KINDS_WITH_EXAMPLES } from '../support/kinds';
+import { OperatorCluster, startOperatorCluster } from '../support/operator-cluster';
 import { fieldDrift, objectDiff } from './drift';
 import { kustomizeBuild } from './kustomize';
 
 // dist/ synced as Argo CD syncs it: built by the real kustomize, applied server-side wave by
 // wave (argocd.argoproj.io/sync-wave), with the controller running from source. A control
-// plane of this file's own: the controller serves every namespace.
+// plane of this file's own, as `npm run cluster:up` starts one: the controller serves every namespace.
 const root = join(__dirname, '..', '..');
 const FIELD_MANAGER = 'argocd-controller';
 const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
-/** Every kind's example converges on the fake node (the database's and the mirror's claims bound by the test provisioner). */
-const EXAMPLES = ['ExchangeRate', 'Guitar', 'CopyratorRule', 'RegistryMirror', 'Database'];
-/** The namespaces src/instances/ puts a team's resources in: they must exist before a sync (README), as Argo CD's CreateNamespace makes only the Application's own. */
-const TEAM_NAMESPACES = ['team-a'];
+/** Every kind's example converges on the fake node (the database's and the mirror's claims bound by the default StorageClass). */
+const EXAMPLES = KINDS_WITH_EXAMPLES;
 
 type Condition = { type: string; status: string; message?: string };
 type Live = KubeObject & { metadata: { resourceVersion?: string; generation?: number }; status?: { conditions?: Condition[] } };
 
 let dir: string;
-let plane: ControlPlaneState | undefined;
+let cluster: OperatorCluster | undefined;
 let objects: ObjectClient;
-let provider: FakeRateProvider | undefined;
-let provisioner: StorageProvisioner | undefined;
-let controller: ControllerProcess | undefined;
 /** `kustomize build` of a dist/ synthesized with the examples (and none of src/instances/). */
 let examples: KubeObject[];
 /** `kustomize build dist`: the committed dist/, with the team's resources of src/instances/. */
@@ -120,22 +112,13 @@ beforeAll(async () => {
   examples = kustomizeBuild(join(dir, 'dist'));
   committed = kustomizeBuild(join(root, 'dist'));
 
-  plane = await startControlPlane(join(dir, 'cluster'));
-  startWatchdog(plane.processes);
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(plane.kubeconfig);
-  objects = new ObjectClient(new KubeRest(kc), FIELD_MANAGER);
-  provisioner = await startStorageProvisioner(kc);
-  provider = await startRateProvider();
-  controller = startController([`--kubeconfig=${plane.kubeconfig}`, '--leader-election=false', '--http-port=0'], join(dir, 'controller.log'), { EXCHANGE_RATE_URL: provider.url });
+  cluster = await startOperatorCluster(dir, FIELD_MANAGER);
+  objects = cluster.objects;
   await sync(examples);
 }, 300_000);
 
 afterAll(async () => {
-  await controller?.stop();
-  await provider?.close();
-  await provisioner?.stop().catch(() => undefined);
-  if (plane) await stopControlPlane(join(dir, 'cluster'));
+  await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
@@ -173,20 +156,22 @@ describe('dist/ with the examples, built by kustomize and synced wave by wave', 
 });
 
 describe('the committed dist/ (kustomize build dist), synced onto it as a team syncs its repository', () => {
+  /** What src/instances/ declares: the resources, and the namespace and ConfigMap they need (created by this sync too). */
   let team: KubeObject[];
 
-  beforeAll(async () => {
-    team = committed.filter((o) => wave(o) === 1);
-    for (const namespace of TEAM_NAMESPACES) await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  beforeAll(() => {
+    const declared = new Set(loadYaml(join(root, 'dist', '2-instances.k8s.yaml')).map(name));
+    team = committed.filter((o) => declared.has(name(o)));
   });
 
-  it('changes nothing of the operator and adds the team\u2019s resources', async () => {
+  it('changes nothing of the operator and adds the team\u2019s resources, their namespace a wave before them', async () => {
     const changed = new Set(await changedBySync(committed));
-    expect(committed.filter((o) => wave(o) < 1 && changed.has(name(o))).map(name)).toEqual([]);
+    expect(committed.filter((o) => !team.includes(o) && changed.has(name(o))).map(name)).toEqual([]);
     expect(team.filter((o) => !changed.has(name(o))).map(name)).toEqual([]);
+    expect(team.filter((o) => o.kind === 'Namespace').map((o) => [name(o), wave(o)])).toEqual([['Namespace team-a', 0]]);
   });
 
-  it('converges: every resource of src/instances/ becomes Ready', () => expectReady(team), 150_000);
+  it('converges: every resource of src/instances/ becomes Ready', () => expectReady(team.filter((o) => wave(o) === 1)), 150_000);
 
   it('a second sync changes nothing, and shows no drift', async () => {
     expect(await changedBySync(committed)).toEqual([]);

@@ -103,7 +103,7 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'image.repository='], "at '/image/repository'"],
     [['--set', 'image.tags=1.0'], "at '/image': additional properties 'tags' not allowed"],
     [['--set-string', 'secretCopy=yes'], "at '/secretCopy': got string, want boolean"],
-    [['--set', 'kinds={exchangerate}'], "at '/kinds/0': value must be one of 'exchangerates', 'copyrators', 'guitars', 'registrymirrors', 'databases'"],
+    [['--set', 'kinds={exchangerate}'], `at '/kinds/0': value must be one of ${KINDS.map((k) => `'${k.plural}'`).join(', ')}`],
     [['--set', 'kinds=exchangerates'], "at '/kinds': got string, want array"],
     [['--set', 'watchNamespaces={Team_A}'], "at '/watchNamespaces/0': 'Team_A' does not match pattern"],
     [['--set', 'resources.requests.cpu=lots'], "at '/resources/requests/cpu': 'lots' does not match pattern"],

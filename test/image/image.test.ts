@@ -8,6 +8,7 @@ import { KubeError, KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
+import { KINDS_WITH_EXAMPLES } from '../support/kinds';
 import { loadYaml } from '../support/manifests';
 import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { cleanUpAbandonedSandboxes, IMAGE_UID, PodSandbox, SERVICE_ACCOUNT_DIR } from '../support/pod-sandbox';
@@ -23,7 +24,7 @@ const root = join(__dirname, '..', '..');
 const OPERATOR_NAMESPACE = 'cdk8s-operators';
 const EXAMPLES_NAMESPACE = 'operator-examples';
 /** Every kind's example becomes Ready end to end (the mirror and the database with claims the test provisioner binds). */
-const SERVED_END_TO_END = ['ExchangeRate', 'Guitar', 'CopyratorRule', 'RegistryMirror', 'Database'];
+const SERVED_END_TO_END = KINDS_WITH_EXAMPLES;
 
 let dir: string;
 let image: BuiltImage;

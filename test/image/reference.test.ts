@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
-import { CONTROLLER_IMAGE_REPOSITORY, controllerImage, projectVersion } from '../../src/bundle/version';
+import { CONTROLLER_IMAGE_REPOSITORY, controllerImage } from '../../src/bundle/version';
+import { projectVersion } from '../../src/core/version';
 import { DIST, loadHelmTemplate, loadYaml } from '../support/manifests';
 
 const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;

@@ -5,6 +5,7 @@ import { App } from 'cdk8s';
 import { InstancesError, loadInstances } from '../../src/gitops/instances';
 import { KINDS } from '../../src/kinds';
 import { buildApp, exampleInstances, kustomization, previews } from '../../src/main';
+import { KINDS_LISTED, KINDS_WITH_EXAMPLES } from '../support/kinds';
 
 // Reading a team's resources (YAML documents and TypeScript declarations) and refusing bad ones,
 // in process; test/instances/synth.test.ts runs the same through npm run synth's script.
@@ -33,12 +34,15 @@ function problemsOf(dir: string, base = dir): string[] {
   throw new Error('expected the instances to be refused');
 }
 
+/** A ConfigMap in team-a with `fields` (YAML) beside its metadata. */
+const cm = (fields: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: team-a}\n${fields}\n`;
 const er = (name: string, spec: string, namespace = 'team-a') =>
   `apiVersion: operators.brennerm.github.io/v1\nkind: ExchangeRate\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec: ${spec}\n`;
 
 describe('a team\u2019s resources, read from a folder', () => {
   it('reads YAML documents and TypeScript declarations (typed classes from imports/), each with its children', () => {
-    const instances = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
+    const { instances, builtIns } = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
+    expect(builtIns.map((b) => [b.where, b.object.kind, b.object.metadata.name])).toEqual([['test/instances/fixtures/typed/platform.ts (construct team-x)', 'Namespace', 'team-x']]);
     expect(instances.map((i) => [i.where, i.object.kind, i.object.metadata.namespace, i.object.metadata.name, i.children.length])).toEqual([
       ['test/instances/fixtures/typed/platform.ts (construct quay)', 'RegistryMirror', undefined, 'quay', 7],
       ['test/instances/fixtures/typed/platform.ts (construct les-paul)', 'Guitar', 'team-x', 'les-paul', 0],
@@ -53,12 +57,30 @@ describe('a team\u2019s resources, read from a folder', () => {
       'copy.yml': 'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: shared, namespace: team-a}\nruleType: configmap\nselector: {copyrator: "true"}\n',
       'README.md': 'not a resource: ignored\n',
     });
-    const instances = loadInstances({ dir, root: dir, kinds: KINDS });
+    const { instances } = loadInstances({ dir, root: dir, kinds: KINDS });
     expect(instances.map((i) => `${i.where}: ${i.object.kind} ${i.object.metadata.namespace}/${i.object.metadata.name}`)).toEqual([
       'copy.yml: CopyratorRule team-a/shared',
       'team-a/rates.yaml (document 1): ExchangeRate team-a/usd',
       'team-a/rates.yaml (document 2): ExchangeRate team-b/chf',
     ]);
+  });
+
+  it('keeps the Namespaces and ConfigMaps beside the resources apart, checked, and writes them first, Namespaces before ConfigMaps', () => {
+    const dir = folderWith({
+      'team-a.yaml': [
+        cm('data: {LOG_LEVEL: info, "app.properties": "a=1"}').replace('metadata: {name: settings, namespace: team-a}', 'metadata: {name: settings, namespace: team-a, labels: {copyrator: "true"}}'),
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {team: a}}\n',
+        er('usd', '{currency: USD}'),
+      ].join('---\n'),
+    });
+    const { instances, builtIns } = loadInstances({ dir, root: dir, kinds: KINDS });
+    expect(instances.map((i) => i.where)).toEqual(['team-a.yaml (document 3)']);
+    expect(builtIns.map((b) => `${b.where}: ${b.object.kind} ${b.object.metadata.name}`)).toEqual(['team-a.yaml (document 1): ConfigMap settings', 'team-a.yaml (document 2): Namespace team-a']);
+    const objects = buildApp(new App(), { instances, builtIns })[2].toJson() as { kind: string; metadata: { annotations: Record<string, string> }; data?: unknown }[];
+    expect(objects.map((o) => [o.kind, o.metadata.annotations['argocd.argoproj.io/sync-wave']])).toEqual([['Namespace', '0'], ['ConfigMap', '0'], ['ExchangeRate', '1']]);
+    expect(objects[1].data).toEqual({ LOG_LEVEL: 'info', 'app.properties': 'a=1' });
+    // A ConfigMap removed from Git is pruned as a resource is; only a Namespace is kept.
+    expect(objects[1].metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-wave': '0' });
   });
 
   it.each([
@@ -70,9 +92,31 @@ describe('a team\u2019s resources, read from a folder', () => {
       'c.yaml': 'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: r, namespace: team-a}\nruleType: configmap\nspec: {ruleType: configmap, selector: {a: b}}\n',
     }, [/^c\.yaml: CopyratorRule r is invalid: spec: use spec or the top-level fields \(.*\), not both$/]],
     ['the misspelt SampleDB group, with the kinds that exist', { 'db.yaml': 'apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: orders, namespace: team-a}\nspec: {}\n' }, [
-      'db.yaml: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
+      `db.yaml: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
     ]],
-    ['a kind that is not ours', { 'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n' }, [/^ns\.yaml: unknown kind Namespace in apiVersion v1; expected one of ExchangeRate/]],
+    ['a kind that is neither ours nor a Namespace or ConfigMap', { 'pod.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\n' }, [
+      `pod.yaml: unknown kind Pod in apiVersion v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
+    ]],
+    ['a Secret, whose values Git would keep for everyone who reads the repository', { 's.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: team-a}\nstringData: {password: hunter2}\n' }, [
+      /^s\.yaml: a Secret does not belong in Git: its values .* readable by everyone who can read the repository.*; create it in the cluster \(kubectl create secret\)/,
+    ]],
+    ['a ConfigMap value that is not a string', { 'c.yaml': cm('data: {port: 5432}') }, ['c.yaml: data.port: expected a string, got 5432; quote it in YAML ("5432")']],
+    ['a ConfigMap key the API server refuses', { 'c.yaml': cm('data: {"log level": debug}') }, ['c.yaml: data: key "log level" may hold only letters, digits, "-", "_" and "." (at most 253 characters)']],
+    ['binaryData that is not base64', { 'c.yaml': cm('binaryData: {logo.png: "not base64!"}') }, ['c.yaml: binaryData.logo.png: expected base64']],
+    ['a field a ConfigMap does not have (a Secret\u2019s stringData)', { 'c.yaml': cm('stringData: {a: b}') }, ['c.yaml: stringData: a ConfigMap has no such field here; expected data, binaryData, immutable']],
+    ['a ConfigMap without a namespace', { 'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n' }, [
+      'c.yaml: metadata.namespace is required: ConfigMap is namespaced, and a GitOps tool would otherwise put it wherever it is pointed',
+    ]],
+    ['a Namespace with a namespace', { 'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, namespace: default}\n' }, [
+      'ns.yaml: metadata.namespace: Namespace is cluster-scoped, so it has no namespace; remove namespace "default"',
+    ]],
+    ['a Namespace name that is no DNS-1123 label', { 'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team.a}\n' }, [
+      'ns.yaml: metadata.name: a Namespace\'s name must be a DNS-1123 label (lower-case letters, digits and "-", at most 63 characters), got "team.a"',
+    ]],
+    ['a Namespace without a name', { 'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {labels: {team: a}}\n' }, ['ns.yaml: metadata.name is required']],
+    ['a Namespace declared twice', { 'a.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n', 'b.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n' }, [
+      'b.yaml: Namespace team-a is declared twice: here and in a.yaml',
+    ]],
     ['the same kind, namespace and name twice, naming both files', { 'a.yaml': er('usd', '{currency: USD}'), 'b.yaml': `${er('gbp', '{currency: GBP}')}---\n${er('usd', '{currency: USD, base: CHF}')}` }, [
       'b.yaml (document 2): ExchangeRate team-a/usd is declared twice: here and in a.yaml',
     ]],
@@ -99,7 +143,7 @@ describe('a team\u2019s resources, read from a folder', () => {
     expect(problems).toEqual([
       'a.yaml (document 1): ExchangeRate eur is invalid: spec.currency: base and currency must differ',
       'a.yaml (document 2): metadata.namespace is required: ExchangeRate is namespaced, and a GitOps tool would otherwise put it wherever it is pointed',
-      'b.yaml: unknown kind Pod in apiVersion v1; expected one of ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v1), Guitar (kool.karmalabs.local/v1), RegistryMirror (k8s.osp.tech/v1), Database (stable.imaginedata.com/v1)',
+      `b.yaml: unknown kind Pod in apiVersion v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
     ]);
   });
 
@@ -117,12 +161,17 @@ describe('a team\u2019s resources, read from a folder', () => {
 });
 
 describe('the app built from them', () => {
-  const instances = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
+  const { instances, builtIns } = loadInstances({ dir: join(fixtures, 'typed'), root, kinds: KINDS, loadModule });
 
-  it('puts them in their own chart and wave after the CRDs and the operator, as declared', () => {
-    const charts = buildApp(new App(), { instances });
+  it('puts them in their own chart and wave after the CRDs and the operator, as declared, their namespace first and a wave earlier', () => {
+    const charts = buildApp(new App(), { instances, builtIns });
     expect(charts.map((c) => c.node.id)).toEqual(['0-crds', '1-operator', '2-instances']);
-    const objects = charts[2].toJson() as { kind: string; metadata: { name: string; annotations: Record<string, string> }; spec: unknown }[];
+    const [namespace, ...objects] = charts[2].toJson() as { kind: string; metadata: { name: string; annotations: Record<string, string> }; spec: unknown }[];
+    expect(namespace).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-x', annotations: { 'argocd.argoproj.io/sync-wave': '0', 'argocd.argoproj.io/sync-options': 'Prune=false', 'kustomize.toolkit.fluxcd.io/prune': 'disabled' } },
+    });
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
     for (const o of objects) expect(o.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-wave': '1', 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
     expect(objects[2].spec).toEqual({ currency: 'USD' });
@@ -133,7 +182,7 @@ describe('the app built from them', () => {
     expect(buildApp(new App(), { instances: [] }).map((c) => c.node.id)).toEqual(['0-crds', '1-operator']);
     const charts = buildApp(new App(), { instances, examples: exampleInstances(KINDS) });
     expect(charts.map((c) => c.node.id)).toEqual(['0-crds', '1-operator', '2-instances', '3-examples']);
-    expect((charts[3].toJson() as { kind: string }[]).map((o) => o.kind)).toEqual(['Namespace', 'ExchangeRate', 'CopyratorRule', 'Guitar', 'RegistryMirror', 'Database']);
+    expect((charts[3].toJson() as { kind: string }[]).map((o) => o.kind)).toEqual(['Namespace', ...KINDS_WITH_EXAMPLES]);
   });
 
   it('previews the children of each resource that has any, by namespace, kind and name', () => {
@@ -143,8 +192,8 @@ describe('the app built from them', () => {
   });
 
   it('previews a changed child when the spec changes', () => {
-    const before = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD}') }), root, kinds: KINDS }));
-    const after = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD, base: GBP}') }), root, kinds: KINDS }));
+    const before = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD}') }), root, kinds: KINDS }).instances);
+    const after = previews(loadInstances({ dir: folderWith({ 'a.yaml': er('usd', '{currency: USD, base: GBP}') }), root, kinds: KINDS }).instances);
     expect(before.get('team-a/exchangerates.usd.yaml')).toContain('base: EUR');
     expect(after.get('team-a/exchangerates.usd.yaml')).toContain('base: GBP');
   });

@@ -36,7 +36,7 @@ describe('npm run synth with a team\u2019s resources', () => {
       'preview/_cluster/registrymirrors.quay.yaml',
       'preview/team-x/exchangerates.usd.yaml',
     ]);
-    expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
+    expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['Namespace/team-x', 'RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n');
     expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', 'NOTES.txt']);
   });

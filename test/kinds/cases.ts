@@ -1,25 +1,23 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { AnyKind } from '../../src/core/kind';
+import { ValidationCases } from '../../src/core/validation-cases';
 
-/**
- * A kind's table of objects for the validation tests: each valid one must be accepted,
- * each invalid one rejected, by the API server (through the CRD's schema and CEL rules) and
- * by the controller's own validation alike, both naming `field`.
- */
-export interface KindCases {
+export type { InvalidCase, ValidationCase as Case } from '../../src/core/validation-cases';
+
+/** A kind with its validation table (see ValidationCases). */
+export interface KindCases extends ValidationCases {
   readonly kind: AnyKind;
-  readonly valid: readonly Case[];
-  readonly invalid: readonly InvalidCase[];
 }
 
-export interface Case {
-  readonly name: string;
-  /** The object's fields beside apiVersion, kind and metadata: usually `{ spec: {...} }`. */
-  readonly body: Record<string, unknown>;
-}
+/** Where a kind keeps its validation table, relative to the repository. */
+export const casesFile = (folder: string) => join('src', 'kinds', folder, 'validation-cases.ts');
 
-export interface InvalidCase extends Case {
-  /** The field both must name, e.g. `spec.currency`. */
-  readonly field: string;
+/** The validation table of the kind in src/kinds/<folder>/, or undefined when it has none. */
+export function validationCasesOf(folder: string): ValidationCases | undefined {
+  const file = join(__dirname, '..', '..', casesFile(folder));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return existsSync(file) ? (require(file) as { validationCases?: ValidationCases }).validationCases : undefined;
 }
 
 /** A full object of `kind` named `name` with `body`. */

@@ -4,8 +4,15 @@ import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support
 import { KubeError } from '../../src/kube/rest';
 import { KubeObject } from '../../src/kube/objects';
 import { installCrds, testObjects } from '../support/manifests';
+import { KIND_FOLDERS } from '../../src/kinds';
 import { ALL_CASES } from './all-cases';
-import { objectOf } from './cases';
+import { casesFile, objectOf, validationCasesOf } from './cases';
+
+it.each(KIND_FOLDERS.map((folder) => [folder]))('the kind in src/kinds/%s has a validation table', (folder) => {
+  const cases = validationCasesOf(folder);
+  const complete = !!cases?.valid.length && !!cases.invalid.length;
+  expect(complete ? 'complete' : `${casesFile(folder)} must export validationCases (see src/core/validation-cases.ts) with at least one valid and one invalid object`).toBe('complete');
+});
 
 // One table per kind, run twice: through the API server (CRD schema and CEL) and through
 // the controller's validation. Both must agree, and both must name the field.

@@ -3,12 +3,24 @@
 # kube-score.conf) over every YAML file under the given directories or files (a Helm chart,
 # a folder with Chart.yaml, rendered with its default values by the real helm), prints its
 # findings and exits non-zero on any finding that kube-score.conf does not accept with a
-# reason. Usage: bash test/lint/check-manifests.sh <dir-or-file>...
+# reason. With --examples, also the children of every kind's example (synthesized into a temp
+# folder: dist/ holds only the children of resources a team declared, so a kind's own output
+# would go unchecked until someone declares one).
+# Usage: bash test/lint/check-manifests.sh [--examples] <dir-or-file>...
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-[ $# -gt 0 ] || { echo "usage: $0 <dir-or-file>..." >&2; exit 2; }
+temp="$(mktemp -d)"
+trap 'rm -rf "$temp"' EXIT
+if [ "${1:-}" = --examples ]; then
+  shift
+  mkdir "$temp/no-instances"
+  bash "$root/scripts/synth.sh" --instances "$temp/no-instances" --examples --output "$temp/examples" >/dev/null
+  echo "check-manifests: also the children of every kind's example ($temp/examples/preview)"
+  set -- "$@" "$temp/examples/preview"
+fi
+[ $# -gt 0 ] || { echo "usage: $0 [--examples] <dir-or-file>..." >&2; exit 2; }
 
 files=()
 charts=()
@@ -21,10 +33,8 @@ for path in "$@"; do
 done
 if [ ${#charts[@]} -gt 0 ]; then
   helm="$(bash "$root/test/helm/build.sh" | tail -n 1)/helm"
-  rendered="$(mktemp -d)"
-  trap 'rm -rf "$rendered"' EXIT
   for chart in "${charts[@]}"; do
-    out="$rendered/$(echo "$chart" | tr / _).rendered.yaml"
+    out="$temp/$(echo "$chart" | tr / _).rendered.yaml"
     "$helm" template cdk8s-operators "$chart" >"$out"
     files+=("$out")
   done

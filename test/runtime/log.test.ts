@@ -8,22 +8,24 @@ function capture(level?: LogLevel, base?: Record<string, unknown>) {
 }
 
 describe('createLogger', () => {
-  it('writes one JSON object per line: time, level, msg, then the fields', () => {
+  it('writes one JSON object per line: level, time, the fields, msg', () => {
     const { log, lines } = capture();
     log.info('reconciled', { kind: 'Database', generation: 3, ok: true });
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain('\n');
     const line = JSON.parse(lines[0]);
-    expect(Object.keys(line)).toEqual(['time', 'level', 'msg', 'kind', 'generation', 'ok']);
+    expect(Object.keys(line)).toEqual(['level', 'time', 'kind', 'generation', 'ok', 'msg']);
     expect(line).toMatchObject({ level: 'info', msg: 'reconciled', kind: 'Database', generation: 3, ok: true });
     expect(new Date(line.time).toISOString()).toBe(line.time);
   });
 
   it('carries base and child fields on every line; a line field wins over a child field', () => {
-    const { log, parsed } = capture('info', { app: 'operator' });
+    const { log, lines, parsed } = capture('info', { app: 'operator' });
     const child = log.child({ kind: 'Database', namespace: 'team-a', name: 'orders' });
     child.info('applied');
     child.child({ step: 'backup' }).warn('slow', { name: 'orders-backup' });
+    // Merged, not repeated: a line never holds a key twice.
+    expect(lines[1].match(/"name"/g)).toHaveLength(1);
     log.info('unrelated');
     expect(parsed()).toMatchObject([
       { msg: 'applied', app: 'operator', kind: 'Database', namespace: 'team-a', name: 'orders' },

@@ -1,4 +1,4 @@
-import { formatFieldErrors, s } from '../../src/schema';
+import { formatFieldErrors, Infer, InferInput, s } from '../../src/schema';
 
 const spec = s.object(
   {
@@ -48,5 +48,19 @@ describe('schema validation', () => {
     expect(spec.openApi.properties!.port).toEqual({ type: 'integer', description: 'p', minimum: 1, maximum: 65535, default: 5432 });
     expect(spec.openApi.required).toEqual(['name', 'size']);
     expect(spec.openApi['x-kubernetes-validations']).toEqual([{ rule: 'self.port != 22', message: 'port 22 is reserved', fieldPath: '.port' }]);
+  });
+});
+
+describe('schema types', () => {
+  // Checked by the compiler (npm run build): each @ts-expect-error line must be a type error.
+  it('let a manifest leave out what has a default, which the controller always sees', () => {
+    const declared: InferInput<typeof spec> = { name: 'db', size: 50 };
+    // @ts-expect-error a required field without a default
+    const withoutName: InferInput<typeof spec> = { size: '1G' };
+    // @ts-expect-error no such field
+    const misspelt: InferInput<typeof spec> = { name: 'db', size: '1G', prot: 1 };
+    // @ts-expect-error the controller's type has the defaulted port
+    const undefaulted: Infer<typeof spec> = { name: 'db', size: '1G', mode: 'a' };
+    expect([declared, withoutName, misspelt, undefaulted].every((value) => typeof value === 'object')).toBe(true);
   });
 });

@@ -23,11 +23,25 @@ export interface ApplyBundleOptions {
  */
 export async function applyBundle(objects: ObjectClient, dir: string, options: ApplyBundleOptions = {}): Promise<KubeObject[]> {
   const applied: KubeObject[] = [];
-  for (const file of bundleFiles(dir)) {
-    const manifests = loadYaml(join(dir, file)).filter((o) => !options.skip?.(o));
-    for (const manifest of manifests) applied.push(await objects.apply(manifest));
-    for (const crd of manifests.filter((m) => m.kind === 'CustomResourceDefinition')) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
+  for (const file of bundleFiles(dir)) applied.push(...(await applyInOrder(objects, loadYaml(join(dir, file)), options)));
+  return applied;
+}
+
+/**
+ * Objects applied one by one in the order given (as `kubectl apply` takes a built
+ * kustomization), server-side; the CRDs applied so far are Established before the next object
+ * that is not a CRD, which may be of their kinds. Returns what the API server answered.
+ */
+export async function applyInOrder(objects: ObjectClient, manifests: readonly KubeObject[], options: ApplyBundleOptions = {}): Promise<KubeObject[]> {
+  const applied: KubeObject[] = [];
+  const unestablished: KubeObject[] = [];
+  for (const manifest of manifests.filter((o) => !options.skip?.(o))) {
+    const isCrd = manifest.kind === 'CustomResourceDefinition';
+    if (!isCrd) for (const crd of unestablished.splice(0)) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
+    applied.push(await objects.apply(manifest));
+    if (isCrd) unestablished.push(manifest);
   }
+  for (const crd of unestablished) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
   return applied;
 }
 

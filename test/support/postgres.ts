@@ -8,7 +8,9 @@ import { join } from 'node:path';
  * Real PostgreSQL servers on 127.0.0.1 for tests that run the Database's own scripts: the
  * programs of Debian's `postgresql` package (.ci/run installs it), started by those scripts
  * in temp directories. PostgreSQL refuses to run as root, so as root every program runs as
- * the package's `postgres` system user (spawn's uid/gid), which owns the temp directories.
+ * the package's `postgres` system user (spawn's uid/gid), which owns the temp directories,
+ * and in one of them: not in the checkout, which that user may not enter (a home directory of
+ * mode 0700), as no pod's program starts there either.
  */
 
 /** The newest /usr/lib/postgresql/<major>/bin, or $PG_BIN. */
@@ -40,6 +42,23 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+let workingDir: string | undefined;
+
+/** Where the PostgreSQL user's programs run: a temp directory of its own, made once and removed when this process exits. */
+function postgresWorkingDir(): string {
+  if (!workingDir) {
+    const dir = scratchDir('postgres-cwd');
+    process.once('exit', () => removeDir(dir));
+    workingDir = dir;
+  }
+  return workingDir;
+}
+
+/** How to spawn a program as the PostgreSQL user: its uid and gid, a working directory it can enter, exactly `env` (and PATH). */
+function asPostgres(env: Record<string, string>): { uid?: number; gid?: number; cwd: string; env: Record<string, string> } {
+  return { ...runAs(), cwd: postgresWorkingDir(), env: scriptEnv(env) };
+}
+
 /** A TCP port nobody listens on right now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -66,7 +85,7 @@ export interface ScriptResult {
 /** Runs `sh -c script` with exactly `env` (and PATH) as the PostgreSQL user, to the end. */
 export function runScript(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ScriptResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { env: scriptEnv(env), ...runAs(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', script], { ...asPostgres(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -100,7 +119,7 @@ export class ScriptServer {
     readonly logFile: string,
   ) {
     const log = openSync(logFile, 'a');
-    this.child = spawn('sh', ['-c', script], { env: scriptEnv(env), ...runAs(), stdio: ['ignore', log, log] });
+    this.child = spawn('sh', ['-c', script], { ...asPostgres(env), stdio: ['ignore', log, log] });
     this.child.on('exit', () => (this.exited = true));
   }
 

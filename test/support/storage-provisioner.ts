@@ -7,6 +7,8 @@ import { isStatus } from './cluster';
 /** Marks the PersistentVolumes this provisioner made, so it deletes only its own. */
 export const PROVISIONED_BY_LABEL = 'cdk8s-operators.io/test-provisioner';
 const PROVISIONER_NAME = 'cdk8s-operators.io/test-provisioner';
+/** The default StorageClass of `npm run cluster:up`'s control plane, named as kind names its own. */
+export const DEFAULT_STORAGE_CLASS = 'standard';
 
 /**
  * The test cluster's storage provisioner: the local control plane has none, so a claim would
@@ -30,15 +32,27 @@ export interface StorageProvisioner {
   stop(options?: { keepVolumes?: boolean }): Promise<void>;
 }
 
+export interface ProvisionerOptions {
+  /** Where the volumes' directories go; default a new temp directory. */
+  readonly root?: string;
+  /** Told of each failure as it happens (stop() reports them all in the end). */
+  readonly log?: (line: string) => void;
+}
+
 /** Starts provisioning for claims in `namespace`, or in every namespace when it is undefined. */
-export async function startStorageProvisioner(kc: k8s.KubeConfig, namespace?: string): Promise<StorageProvisioner> {
+export async function startStorageProvisioner(kc: k8s.KubeConfig, namespace?: string, options: ProvisionerOptions = {}): Promise<StorageProvisioner> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  const root = mkdtempSync(join(tmpdir(), 'test-volumes-'));
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'test-volumes-'));
+  mkdirSync(root, { recursive: true });
   const path = namespace ? `/api/v1/namespaces/${namespace}/persistentvolumeclaims` : '/api/v1/persistentvolumeclaims';
   const list = () => (namespace ? core.listNamespacedPersistentVolumeClaim({ namespace }) : core.listPersistentVolumeClaimForAllNamespaces());
   const informer = k8s.makeInformer<k8s.V1PersistentVolumeClaim>(kc, path, list);
   const created = new Set<string>();
   const errors: string[] = [];
+  const fail = (line: string) => {
+    errors.push(line);
+    options.log?.(line);
+  };
   const volumeName = (claim: k8s.V1PersistentVolumeClaim) => `pvc-${claim.metadata!.uid}`;
 
   const provision = async (claim: k8s.V1PersistentVolumeClaim) => {
@@ -65,13 +79,13 @@ export async function startStorageProvisioner(kc: k8s.KubeConfig, namespace?: st
       created.add(volumeName(claim));
     } catch (err) {
       // Already made on an earlier event for the same claim.
-      if (!isStatus(err, 409)) errors.push(`${claim.metadata?.namespace}/${claim.metadata?.name}: ${String(err)}`);
+      if (!isStatus(err, 409)) fail(`${claim.metadata?.namespace}/${claim.metadata?.name}: ${String(err)}`);
     }
   };
 
   const reclaim = async (claim: k8s.V1PersistentVolumeClaim) => {
     await core.deletePersistentVolume({ name: volumeName(claim) }).catch((err: unknown) => {
-      if (!isStatus(err, 404)) errors.push(`deleting ${volumeName(claim)}: ${String(err)}`);
+      if (!isStatus(err, 404)) fail(`deleting ${volumeName(claim)}: ${String(err)}`);
     });
     rmSync(join(root, volumeName(claim)), { recursive: true, force: true });
     created.delete(volumeName(claim));
@@ -100,4 +114,25 @@ export async function startStorageProvisioner(kc: k8s.KubeConfig, namespace?: st
       if (errors.length > 0) throw new Error(`the storage provisioner failed:\n${errors.join('\n')}`);
     },
   };
+}
+
+/**
+ * Makes this provisioner's StorageClass the cluster's default, as kind's and k3d's local-path
+ * class is: the API server then gives every claim without a class this one.
+ */
+export async function installDefaultStorageClass(kc: k8s.KubeConfig): Promise<void> {
+  await kc
+    .makeApiClient(k8s.StorageV1Api)
+    .createStorageClass({
+      body: {
+        metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: PROVISIONER_NAME,
+        reclaimPolicy: 'Delete',
+        // The provisioner makes a volume as soon as a claim exists, with no node affinity to wait for.
+        volumeBindingMode: 'Immediate',
+      },
+    })
+    .catch((err: unknown) => {
+      if (!isStatus(err, 409)) throw err;
+    });
 }

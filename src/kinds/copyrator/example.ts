@@ -1,10 +1,13 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { CopyratorRule, CopyratorRuleSpecRuleType } from '../../../imports/test.com';
+import { declareResource } from '../../core/declare';
+import { copyratorSpec } from './api';
+import { copyratorKind } from '.';
 
 /** Copies every ConfigMap labelled copyrator: "true" in the examples namespace into every other namespace. */
-export function copyratorExample(scope: Construct, namespace: string): CopyratorRule {
-  return new CopyratorRule(scope, 'shared-config', {
+export function copyratorExample(scope: Construct, namespace: string): ApiObject {
+  return declareResource(scope, copyratorKind, copyratorSpec, {
     metadata: { name: 'shared-config', namespace },
-    spec: { ruleType: CopyratorRuleSpecRuleType.CONFIGMAP, selector: { copyrator: 'true' } },
+    spec: { ruleType: 'configmap', selector: { copyrator: 'true' } },
   });
 }

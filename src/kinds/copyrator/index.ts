@@ -38,3 +38,6 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   ],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).copyratorConstructs, { example: true }),
 };
+
+/** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */
+export { copyratorKind as kind };

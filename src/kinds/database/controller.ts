@@ -70,6 +70,8 @@ export const databaseController: KindController<DatabaseSpec, DatabaseStatus, Da
   },
   // Phases Held and Failed: the image change is refused, or the final snapshot failed.
   failureReasons: [...HELD_REASONS, 'SnapshotFailed'],
+  // The phases on the way to Ready (see databasePhase).
+  progressReasons: ['Creating', 'ReplicasNotReady', 'Upgrading', 'Rolling', 'Deleting'],
   readyReason: 'Ready',
   mayRelease: (db, observation) => {
     if (finalizerMayBeReleased(db.spec, observation)) return true;

@@ -15,7 +15,7 @@ export const REPLICATION_PASSWORD_KEY = 'replication-password';
 export interface DatabaseCredentialsProps {
   /** Name of the Secret, `<database>-credentials`. */
   readonly name: string;
-  /** The password the controller generated once (or read back from the Secret); never invented here. */
+  /** The password the observer generated; only the first one rendered is ever created (the Secret is create-only). */
   readonly password: string;
   /** The replication role's password, generated once like the superuser's. */
   readonly replicationPassword: string;

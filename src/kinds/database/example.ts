@@ -1,14 +1,17 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Database } from '../../../imports/stable.imaginedata.com';
+import { declareResource } from '../../core/declare';
+import { databaseSpec } from './api';
+import { databaseKind } from '.';
 
 /** The SampleDB of the operator pattern as a real PostgreSQL: database orders on a primary and a hot standby, backed up every night at 03:00, a week kept. */
-export function databaseExample(scope: Construct, namespace: string): Database {
-  return new Database(scope, 'orders', {
+export function databaseExample(scope: Construct, namespace: string): ApiObject {
+  return declareResource(scope, databaseKind, databaseSpec, {
     metadata: { name: 'orders', namespace },
     spec: {
       name: 'orders',
       port: 5432,
-      storageSize: '1Gi',
+      'storage-size': '1Gi',
       image: 'postgres:17',
       replicas: 2,
       backup: { schedule: '0 3 * * *', retention: 7 },

@@ -54,7 +54,9 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   ],
   manages: [
     // Created once with a generated password and never changed, so no update, list or delete:
-    // the credentials go with the Database through their ownerReference.
+    // the credentials go with the Database through their ownerReference. `get` stays: a create
+    // answering 409 says a Secret of that name exists, not whose, and only its labels tell a
+    // user's Secret (left alone, reported as a conflict) from ours (see README, A Database's life).
     { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
     { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
     { apiGroup: 'apps', resources: ['statefulsets'], verbs: CHILD_VERBS },
@@ -65,3 +67,6 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   controller: databaseController,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).databaseConstructs, { example: true }),
 };
+
+/** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */
+export { databaseKind as kind };

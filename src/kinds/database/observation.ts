@@ -8,15 +8,16 @@ export type JobOutcome = 'Succeeded' | 'Failed';
  */
 export interface DatabaseObservation {
   /**
-   * The password of the credentials Secret. The controller reads it from the Secret
-   * `<name>-credentials` when that exists, and otherwise generates it once (at least 32
-   * random characters) just before creating the Secret; it never replaces it. Without it
+   * A password for the credentials Secret `<name>-credentials`: the observer generates a new
+   * one (at least 32 random characters) on every reconcile and never reads the Secret. The
+   * Secret is create-only, so the engine creates it with the first password when it is
+   * missing and never applies a later one: the password that stays is the first. Without it
    * no Secret is rendered: the construct never invents a password.
    */
   readonly password?: string;
   /**
-   * The replication role's password (key `replication-password` of the same Secret), read
-   * back or generated once the same way; the Secret is rendered only when both are known.
+   * The replication role's password (key `replication-password` of the same Secret),
+   * generated the same way; the Secret is rendered only when both are given.
    */
   readonly replicationPassword?: string;
   /** The image the primary StatefulSet's postgres container runs now; absent before that StatefulSet exists. */

@@ -1,10 +1,13 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ExchangeRate, ExchangeRateSpecCurrency } from '../../../imports/operators.brennerm.github.io';
+import { declareResource } from '../../core/declare';
+import { exchangeRateSpec } from './api';
+import { exchangeRateKind } from '.';
 
 /** The US dollar against the euro, refreshed every half hour, published as ConfigMap usd-eur. */
-export function exchangeRateExample(scope: Construct, namespace: string): ExchangeRate {
-  return new ExchangeRate(scope, 'usd', {
+export function exchangeRateExample(scope: Construct, namespace: string): ApiObject {
+  return declareResource(scope, exchangeRateKind, exchangeRateSpec, {
     metadata: { name: 'usd', namespace },
-    spec: { currency: ExchangeRateSpecCurrency.USD, refreshInterval: '30m', configMapName: 'usd-eur' },
+    spec: { currency: 'USD', refreshInterval: '30m', configMapName: 'usd-eur' },
   });
 }

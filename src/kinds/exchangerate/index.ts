@@ -26,3 +26,6 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
   manages: [{ apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS }],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).exchangeRateConstructs, { example: true }),
 };
+
+/** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */
+export { exchangeRateKind as kind };

@@ -1,7 +1,10 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Guitar } from '../../../imports/kool.karmalabs.local';
+import { declareResource } from '../../core/declare';
+import { guitarSpec } from './api';
+import { guitarKind } from '.';
 
 /** A guitar the reviewer likes. */
-export function guitarExample(scope: Construct, namespace: string): Guitar {
-  return new Guitar(scope, 'stratocaster', { metadata: { name: 'stratocaster', namespace }, spec: { brand: 'Fender' } });
+export function guitarExample(scope: Construct, namespace: string): ApiObject {
+  return declareResource(scope, guitarKind, guitarSpec, { metadata: { name: 'stratocaster', namespace }, spec: { brand: 'Fender' } });
 }

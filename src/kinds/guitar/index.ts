@@ -26,3 +26,6 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
   manages: [],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).guitarConstructs, { example: true }),
 };
+
+/** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */
+export { guitarKind as kind };

@@ -79,5 +79,6 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
   },
   // Nothing pulls through the mirror until someone creates the Secret.
   failureReasons: ['CredentialsMissing'],
+  progressReasons: ['CacheNotReady', 'NodesPending'],
   readyReason: 'Mirroring',
 };

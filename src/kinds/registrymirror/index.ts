@@ -41,3 +41,6 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
   controller: registryMirrorController,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),
 };
+
+/** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */
+export { registryMirrorKind as kind };

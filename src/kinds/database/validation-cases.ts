@@ -1,13 +1,12 @@
-import { databaseKind } from '../../src/kinds/database';
-import { KindCases } from './cases';
+import { ValidationCases } from '../../core/validation-cases';
 
 /** The SampleDB of the operator pattern, as written there. */
 const sampleDb = { name: 'name-of-database', port: 5432, 'storage-size': '50G', image: 'super-great-docker-image', replicas: 3 };
 const minimal = { name: 'orders', 'storage-size': '1Gi' };
 const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
-export const databaseCases: KindCases = {
-  kind: databaseKind,
+/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const validationCases: ValidationCases = {
   valid: [
     { name: 'the original SampleDB manifest', body: { spec: sampleDb } },
     { name: 'a name with quotes, spaces, capitals and "="', body: { spec: { ...minimal, name: `We"ird DB='x'` } } },

@@ -1,8 +1,7 @@
-import { guitarKind } from '../../src/kinds/guitar';
-import { KindCases } from './cases';
+import { ValidationCases } from '../../core/validation-cases';
 
-export const guitarCases: KindCases = {
-  kind: guitarKind,
+/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const validationCases: ValidationCases = {
   valid: [
     { name: 'a brand', body: { spec: { brand: 'fender' } } },
     { name: 'a brand with odd case and blanks', body: { spec: { brand: '  Gibson ' } } },

@@ -1,8 +1,7 @@
-import { registryMirrorKind } from '../../src/kinds/registrymirror';
-import { KindCases } from './cases';
+import { ValidationCases } from '../../core/validation-cases';
 
-export const registryMirrorCases: KindCases = {
-  kind: registryMirrorKind,
+/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const validationCases: ValidationCases = {
   valid: [
     { name: 'a plain host', body: { spec: { upstreamUrl: 'registry-1.docker.io' } } },
     { name: 'a host with a port', body: { spec: { upstreamUrl: 'myregistry.example:5000' } } },

@@ -1,8 +1,7 @@
-import { exchangeRateKind } from '../../src/kinds/exchangerate';
-import { KindCases } from './cases';
+import { ValidationCases } from '../../core/validation-cases';
 
-export const exchangeRateCases: KindCases = {
-  kind: exchangeRateKind,
+/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const validationCases: ValidationCases = {
   valid: [
     { name: 'only the currency', body: { spec: { currency: 'USD' } } },
     { name: 'every field', body: { spec: { currency: 'JPY', base: 'USD', refreshInterval: '1h30m', configMapName: 'yen.rate' } } },

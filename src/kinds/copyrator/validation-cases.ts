@@ -1,8 +1,7 @@
-import { copyratorKind } from '../../src/kinds/copyrator';
-import { KindCases } from './cases';
+import { ValidationCases } from '../../core/validation-cases';
 
-export const copyratorCases: KindCases = {
-  kind: copyratorKind,
+/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const validationCases: ValidationCases = {
   valid: [
     { name: 'a ConfigMap rule under spec', body: { spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } } },
     { name: 'the original sample rule with top-level fields', body: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } },

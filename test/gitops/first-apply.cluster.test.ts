@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiVersionOf } from '../../src/core/kind';
+import { KubeObject } from '../../src/kube/objects';
+import { KINDS } from '../../src/kinds';
+import { applyInOrder } from '../support/apply-bundle';
+import { startOperatorCluster, OperatorCluster } from '../support/operator-cluster';
+import { whenReady } from '../support/resources';
+import { kustomizeBuild } from './kustomize';
+
+// A team's first apply of its repository, `kubectl apply -k dist` without kubectl: the committed
+// dist/ built by the real kustomize and applied in its output order onto a fresh control plane
+// started as `npm run cluster:up` starts one (storage included), with the controller running
+// from source. Nothing is created beforehand: dist/ declares the team's namespace itself.
+const root = join(__dirname, '..', '..');
+const name = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+const isTeamResource = (o: KubeObject) => KINDS.some((kind) => apiVersionOf(kind) === o.apiVersion && kind.kind === o.kind);
+
+let dir: string;
+let cluster: OperatorCluster | undefined;
+/** `kustomize build dist`, in its output order. */
+let manifests: KubeObject[];
+/** What the API server answered to each. */
+let applied: KubeObject[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'first-apply-'));
+  manifests = kustomizeBuild(join(root, 'dist'));
+  cluster = await startOperatorCluster(dir, 'kubectl');
+  applied = await applyInOrder(cluster.objects, manifests);
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe('kubectl apply -k dist on a fresh cluster (kustomize build dist, applied in order)', () => {
+  it('declares every namespace it uses, before anything in it, and the CRD of each resource before it', () => {
+    /** Whether `first` is among the manifests and comes before `o`. */
+    const before = (first: KubeObject | undefined, o: KubeObject) => first !== undefined && manifests.indexOf(first) < manifests.indexOf(o);
+    const namespaceOf = (o: KubeObject) => manifests.find((n) => n.kind === 'Namespace' && n.metadata.name === o.metadata.namespace);
+    expect(manifests.filter((o) => o.metadata.namespace && !before(namespaceOf(o), o)).map(name)).toEqual([]);
+    const crdOf = (o: KubeObject) => manifests.find((c) => c.kind === 'CustomResourceDefinition' && (c as { spec?: { names?: { kind?: string } } }).spec?.names?.kind === o.kind);
+    expect(manifests.filter(isTeamResource).filter((o) => !before(crdOf(o), o)).map(name)).toEqual([]);
+    expect(manifests.filter((o) => o.metadata.namespace === 'team-a').length).toBeGreaterThan(0);
+  });
+
+  it('is accepted object by object: every one exists, none refused', () => {
+    expect(applied.map(name)).toEqual(manifests.map(name));
+    expect(applied.filter((o) => !(o.metadata as { uid?: string }).uid).map(name)).toEqual([]);
+  });
+
+  it('converges: every team resource becomes Ready, the Database\u2019s and the RegistryMirror\u2019s claims bound by the default StorageClass', async () => {
+    const team = manifests.filter(isTeamResource);
+    expect(team.length).toBeGreaterThan(0);
+    await Promise.all(team.map((o) => whenReady(cluster!.objects, o, 'True', undefined, cluster!.controller.logFile, 150_000)));
+  }, 180_000);
+});
