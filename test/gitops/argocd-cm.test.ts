@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { kustomizeBuild } from './kustomize';
 import { SHIPPED_HEALTH } from './tools';
 
-// dist/argocd/argocd-cm-health.yaml as the README tells an Argo CD user to use it: a patch in
+// dist/argocd/argocd-cm-health.yaml as docs/install.md tells an Argo CD user to use it: a patch in
 // the kustomization of their Argo CD install, built by the real kustomize. Argo CD's
 // install.yaml is not fetched (no network): a stand-in argocd-cm with settings of its own is.
 describe('the Argo CD health checks as a kustomize patch of argocd-cm', () => {

@@ -17,7 +17,7 @@ const CREDENTIALS: DatabaseObservation = { password: 'pw-3Zq8Kc1vT7xN2mR5yH9wB4d
 /** Every character a quoted identifier may hold and a shell, a file name or a conninfo string would trip on. */
 const TRICKY_NAME = `it's "the" db=1/x`;
 const RETENTION = 2;
-/** The README's restore of a final snapshot: the Database restored into keeps its own superuser's and replication role's passwords. */
+/** docs/kinds/database.md's restore of a final snapshot: the Database restored into keeps its own superuser's and replication role's passwords. */
 const RESTORE_SNAPSHOT = `gunzip -c "$DUMP" | grep -v -E '^ALTER ROLE (postgres|replicator) WITH ' | psql --no-psqlrc --quiet --dbname=postgres`;
 
 function render(spec: Record<string, unknown>, observation: DatabaseObservation): Manifest[] {
@@ -162,7 +162,7 @@ describe('Database scripts on a real PostgreSQL', () => {
       expect(dumps).toHaveLength(RETENTION);
       for (const dump of dumps) expect(dump).toMatch(/^[0-9]{8}T[0-9]{6}Z-it_s__the__db_1_x[.]dump$/);
 
-      // As the README restores: into the database of a Database (here a new one, its init Job done), replacing what is there.
+      // As docs/kinds/database.md restores: into the database of a Database (here a new one, its init Job done), replacing what is there.
       const newCredentials = { password: 'pw-other-Ab3Cd6Ef9Gh2Ij5Kl8Mn1Op4Qr', replicationPassword: 'rp-other-St7Uv0Wx3Yz6Ab9Cd2Ef5Gh8I' };
       const newDatabase = render(spec, newCredentials);
       const fresh = await startPrimary('a fresh server for pg_restore', newDatabase);

@@ -10,7 +10,7 @@ import { loadYaml } from '../support/manifests';
 import { launchChromium, serviceAccountKubeconfig, startCommand, startUi, tempDir } from './support';
 
 /**
- * Refreshes docs/ui.png, the README's picture of the UI (`npm run ui:screenshot`): a private
+ * Refreshes docs/ui.png, docs/kinds/guitar.md's picture of the UI (`npm run ui:screenshot`): a private
  * control plane, the controller, the UI and Chromium, all on 127.0.0.1, all stopped at the end.
  */
 async function main(): Promise<void> {

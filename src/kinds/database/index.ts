@@ -56,7 +56,8 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     // Created once with a generated password and never changed, so no update, list or delete:
     // the credentials go with the Database through their ownerReference. `get` stays: a create
     // answering 409 says a Secret of that name exists, not whose, and only its labels tell a
-    // user's Secret (left alone, reported as a conflict) from ours (see README, A Database's life).
+    // user's Secret (left alone, reported as a conflict) from ours (see docs/kinds/database.md,
+    // "Why the controller may get Secrets").
     { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
     { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
     { apiGroup: 'apps', resources: ['statefulsets'], verbs: CHILD_VERBS },
