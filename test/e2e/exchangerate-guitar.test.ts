@@ -19,7 +19,7 @@ const guitar = (name: string, spec: Record<string, unknown>): KubeObject => ({ a
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
 const get = <T extends KubeObject>(o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => objects.get<T>(o);
 const ready = readyOf;
-const whenReady = (o: KubeObject, status: 'True' | 'False', reason?: string) => whenReadyIn(objects, o, status, reason, controller.logFile);
+const whenReady = (o: KubeObject, status: 'True' | 'False', reason?: string, timeoutMs?: number) => whenReadyIn(objects, o, status, reason, controller.logFile, timeoutMs);
 const gone = (o: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => goneFrom(objects, o);
 
 beforeAll(async () => {
@@ -60,7 +60,8 @@ describe('ExchangeRate', () => {
     await objects.apply(exchangeRate('gbp', { currency: 'GBP', refreshInterval: '1m' }));
     await whenReady(exchangeRate('gbp', {}), 'True');
     provider.setMode('error500');
-    const failing = await whenReady(exchangeRate('gbp', {}), 'False', 'ProviderRejected'); // the next refresh, a minute on
+    // The next refresh comes a minute after the last: wait longer than that, whatever the machine's load.
+    const failing = await whenReady(exchangeRate('gbp', {}), 'False', 'ProviderRejected', 120_000);
     expect(ready(failing)!.message).toMatch(/HTTP 500/);
     expect((await get<KubeObject & { data: Record<string, string> }>(configMap('gbp'))).data.rate).toBe('0.85');
     provider.setMode('garbage');
