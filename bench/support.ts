@@ -141,7 +141,7 @@ export function fixed(n: number, digits = 2): string {
  * printed, 2 for a bad flag.
  */
 export function benchOptions<T = OptionValues>(command: string, specs: readonly OptionSpec[], argv: string[], check?: (values: OptionValues) => T): T | number {
-  const parser = specCommand(`npm run ${command} --`, `The ${command} benchmark.`, specs);
+  const parser = specCommand(`npm run ${command} --`, `The ${command} benchmark.`, specs, null);
   try {
     const parsed = parseCommandLine(parser, specs, argv, {});
     if (!parsed) {
@@ -151,7 +151,7 @@ export function benchOptions<T = OptionValues>(command: string, specs: readonly 
     return check ? check(parsed.values) : (parsed.values as T);
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
-    for (const problem of err.problems) process.stderr.write(`${command}: ${problem}\n`);
+    for (const line of err.lines(command)) process.stderr.write(`${line}\n`);
     return 2;
   }
 }

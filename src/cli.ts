@@ -101,8 +101,7 @@ export async function main(args: string[], out: Write, err: Write): Promise<numb
     return await command.run(rest, out);
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
-    const prefix = command ? `cdk8s-operators ${name}` : 'cdk8s-operators';
-    for (const problem of e.problems) err(`${prefix}: ${problem}`);
+    for (const line of e.lines(command ? `cdk8s-operators ${name}` : 'cdk8s-operators')) err(line);
     return command?.errorCode ?? 1;
   }
 }

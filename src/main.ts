@@ -239,7 +239,7 @@ if (require.main === module) {
     } else synthesize(loadFromEnvironment(process.env));
   } catch (err) {
     if (!(err instanceof UserError)) throw err;
-    for (const problem of err.problems) process.stderr.write(`synth: ${problem}\n`);
+    for (const line of err.lines('synth')) process.stderr.write(`${line}\n`);
     process.exit(1);
   }
 }

@@ -14,4 +14,9 @@ export class UserError extends Error {
     this.name = 'UserError';
     this.problems = list;
   }
+
+  /** What the user reads: `<prefix>: <problem>`, one line per problem. */
+  lines(prefix: string): string[] {
+    return this.problems.map((problem) => `${prefix}: ${problem}`);
+  }
 }

@@ -51,19 +51,22 @@ export function newCommand(name: string, description: string): Command {
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined });
 }
 
-/** A command whose options are these specs, their variables named envName(name, envPrefix); more options may be added to it. */
-export function specCommand(name: string, description: string, specs: readonly OptionSpec[], envPrefix = ''): Command {
+/**
+ * A command whose options are these specs, their variables named envName(name, envPrefix), or
+ * without variables for a null prefix; more options may be added to it.
+ */
+export function specCommand(name: string, description: string, specs: readonly OptionSpec[], envPrefix: string | null = ''): Command {
   const command = newCommand(name, description);
   for (const spec of specs) command.addOption(toOption(spec, envPrefix));
-  if (specs.length) command.addHelpText('after', `\n${ENV_NOTE}`);
+  if (specs.length && envPrefix !== null) command.addHelpText('after', `\n${ENV_NOTE}`);
   return command;
 }
 
-function toOption(spec: OptionSpec, envPrefix: string): Option {
+function toOption(spec: OptionSpec, envPrefix: string | null): Option {
   // A boolean's value is optional: a bare --leader-election means true.
   const option = new Option(spec.type === 'boolean' ? `--${spec.name} [boolean]` : `--${spec.name} <${spec.type}>`, spec.choices ? spec.description : `${spec.description} (${expected(spec)})`);
   // For --help only: commander reads process.env itself, and counts an empty variable as set (see parseCommandLine).
-  option.env(envName(spec.name, envPrefix));
+  if (envPrefix !== null) option.env(envName(spec.name, envPrefix));
   if (spec.default !== undefined) option.default(spec.default, isSecret(spec) ? '(hidden)' : JSON.stringify(spec.default));
   if (spec.choices) option.argChoices = [...spec.choices];
   return option;
@@ -96,7 +99,7 @@ export function parseCommandLine(command: Command, specs: readonly OptionSpec[],
   for (const spec of specs) {
     const option = optionOf(command, spec);
     const key = option.attributeName();
-    const variable = env[option.envVar!];
+    const variable = option.envVar === undefined ? undefined : env[option.envVar];
     // Commander's own reading of process.env is replaced by the env given (tests and benchmarks pass their own).
     if (command.getOptionValueSource(key) !== 'cli') {
       if (variable !== undefined && variable !== '') command.setOptionValueWithSource(key, variable, 'env');
@@ -109,15 +112,6 @@ export function parseCommandLine(command: Command, specs: readonly OptionSpec[],
     values[spec.name] = raw === undefined ? undefined : convert(spec, String(raw), from);
   }
   return { values, operands: command.args };
-}
-
-/**
- * The values of `specs` in `argv` and `env`, or { help: true } for --help; the controller's,
- * the UI's and the benchmarks' options (a command without operands).
- */
-export function parseOptions(specs: readonly OptionSpec[], argv: readonly string[], env: Record<string, string | undefined>): OptionValues {
-  const parsed = parseCommandLine(specCommand('options', '', specs), specs, argv, env);
-  return parsed ? parsed.values : { help: true };
 }
 
 function optionOf(command: Command, spec: OptionSpec): Option {

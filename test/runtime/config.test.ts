@@ -1,5 +1,5 @@
 import { UserError } from '../../src/core/errors';
-import { envName, helpOf, OptionSpec, parseCommandLine, parseOptions, specCommand } from '../../src/runtime/config';
+import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from '../../src/runtime/config';
 
 const SPECS: readonly OptionSpec[] = [
   { name: 'exchange-rate-url', description: 'Where rates come from.', type: 'string', default: 'https://rates.example/v1' },
@@ -13,6 +13,10 @@ const SPECS: readonly OptionSpec[] = [
   { name: 'log-level', description: 'How much to log.', type: 'string', default: 'info', choices: ['debug', 'info'] },
 ];
 
+/** The values, or { help: true } when parseCommandLine says the help was asked for. */
+function parseOptions(specs: readonly OptionSpec[], argv: string[], env: Record<string, string | undefined>): OptionValues {
+  return parseCommandLine(specCommand('test', '', specs), specs, argv, env)?.values ?? { help: true };
+}
 const parse = (argv: string[], env: Record<string, string | undefined> = {}) => parseOptions(SPECS, argv, env);
 const failure = (argv: string[], env: Record<string, string | undefined> = {}) => {
   try {
