@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { AnyKind, apiVersionOf } from './core/kind';
 import { previewChildren } from './core/render';
-import { UserError } from './core/errors';
+// A problem with the input is a UserError (src/core/errors.ts): one line, a non-zero exit.
+import { UserError as InputError } from './core/errors';
 
 /** One custom resource read from a file, with where it came from for error messages. */
 export interface DocumentResource {
@@ -53,10 +54,10 @@ export function builtInKindOf(object: Record<string, unknown>): BuiltInKind | un
 export function kindOf(object: Record<string, unknown>, where: string, kinds: readonly AnyKind[]): AnyKind {
   const { apiVersion, kind: kindName } = object;
   const kind = kinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kindName);
-  if (!kind && apiVersion === 'v1' && kindName === 'Secret') throw new UserError(`${where}: ${SECRET_REFUSED}`);
+  if (!kind && apiVersion === 'v1' && kindName === 'Secret') throw new InputError(`${where}: ${SECRET_REFUSED}`);
   if (!kind) {
     const builtIns = BUILT_IN_KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
-    throw new UserError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${knownKinds(kinds)}, or beside them one of ${builtIns}`);
+    throw new InputError(`${where}: unknown kind ${String(kindName)} in apiVersion ${String(apiVersion)}; expected one of ${knownKinds(kinds)}, or beside them one of ${builtIns}`);
   }
   requireName(object, where);
   return kind;
@@ -64,7 +65,7 @@ export function kindOf(object: Record<string, unknown>, where: string, kinds: re
 
 function requireName(object: Record<string, unknown>, where: string): void {
   const metadata = object.metadata as { name?: unknown } | undefined;
-  if (typeof metadata?.name !== 'string' || !metadata.name) throw new UserError(`${where}: metadata.name is required`);
+  if (typeof metadata?.name !== 'string' || !metadata.name) throw new InputError(`${where}: metadata.name is required`);
 }
 
 /** A document that could not be read; `document` counts from 0. */
@@ -95,7 +96,7 @@ export interface DocumentObject extends Omit<DocumentResource, 'kind'> {
 /**
  * Every custom resource in a YAML text (several documents allowed; empty ones skipped), each
  * of a known kind and with a name, and apart from them the objects of BUILT_IN_KINDS. A
- * problem is thrown as a UserError naming the document, or collected (see ReadOptions).
+ * problem is thrown as an InputError naming the document, or collected (see ReadOptions).
  */
 export function readResources(text: string, source: string, kinds: readonly AnyKind[], options: ReadOptions = {}): DocumentObjects {
   const { problems, skipOtherKinds } = options;
@@ -114,7 +115,7 @@ export function readResources(text: string, source: string, kinds: readonly AnyK
         found.resources.push({ kind: kindOf(object, where, kinds), object, where, document: index });
       }
     } catch (err) {
-      if (!problems || !(err instanceof UserError)) throw err;
+      if (!problems || !(err instanceof InputError)) throw err;
       problems.push({ document: index, message: err.message });
     }
   });
@@ -124,11 +125,11 @@ export function readResources(text: string, source: string, kinds: readonly AnyK
 function readDocument(doc: ReturnType<typeof parseAllDocuments>[number], where: string): Record<string, unknown> | null {
   if (doc.errors.length) {
     const [error] = doc.errors;
-    throw new UserError(`${where} is not valid YAML: ${error.message.split('\n')[0].replace(/:$/, '')}`);
+    throw new InputError(`${where} is not valid YAML: ${error.message.split('\n')[0].replace(/:$/, '')}`);
   }
   const object = doc.toJS() as Record<string, unknown> | null;
   if (object === null) return null;
-  if (typeof object !== 'object' || Array.isArray(object)) throw new UserError(`${where}: expected a Kubernetes object (a YAML mapping), got ${Array.isArray(object) ? 'a list' : typeof object}`);
+  if (typeof object !== 'object' || Array.isArray(object)) throw new InputError(`${where}: expected a Kubernetes object (a YAML mapping), got ${Array.isArray(object) ? 'a list' : typeof object}`);
   return object;
 }
 
@@ -142,7 +143,7 @@ export function renderManifests(text: string, source: string, kinds: readonly An
   // A Namespace or ConfigMap beside the resources (as in src/instances/) has no children.
   for (const { kind, object, where } of readResources(text, source, kinds).resources) {
     const preview = previewChildren(kind, object);
-    if (!preview.ok) throw new UserError(`${where}: ${preview.message}`);
+    if (!preview.ok) throw new InputError(`${where}: ${preview.message}`);
     if (preview.children.length) outputs.push(Yaml.stringify(...preview.children));
   }
   return outputs.join('---\n');
@@ -153,7 +154,7 @@ export function readInput(path: string): { text: string; source: string } {
   try {
     return { text: readFileSync(path === '-' ? 0 : path, 'utf8'), source: path === '-' ? 'standard input' : path };
   } catch (err) {
-    throw new UserError(`cannot read ${path}: ${(err as Error).message}`);
+    throw new InputError(`cannot read ${path}: ${(err as Error).message}`);
   }
 }
 
