@@ -72,9 +72,11 @@ function toOption(spec: OptionSpec, envPrefix: string | null): Option {
   return option;
 }
 
-/** The help of a command, as --help prints it. */
+/** The help of a command, as --help prints it (with the text added after it). */
 export function helpOf(command: Command): string {
-  return command.helpInformation().trimEnd();
+  let text = '';
+  command.configureOutput({ writeOut: (chunk) => (text += chunk) }).outputHelp();
+  return text.trimEnd();
 }
 
 /**
@@ -88,7 +90,13 @@ export function parseCommandLine(command: Command, specs: readonly OptionSpec[],
   if (argv.includes('--help') || argv.includes('-h')) return undefined;
   // A bare boolean flag takes the next argument only when it is true or false: `--examples out` is --examples and the folder out.
   const booleans = new Set(specs.filter((s) => s.type === 'boolean').map((s) => `--${s.name}`));
-  const args = argv.map((arg, i) => (booleans.has(arg) && !/^(true|false)$/i.test(argv[i + 1] ?? '') ? `${arg}=true` : arg));
+  // An unknown --flag=value goes to commander without its value: the suggestion is for the flag, and the value may be a secret.
+  const known = new Set(command.options.map((o) => o.long));
+  const args = argv.map((arg, i) => {
+    if (booleans.has(arg) && !/^(true|false)$/i.test(argv[i + 1] ?? '')) return `${arg}=true`;
+    const flag = /^(--[^=]+)=/.exec(arg)?.[1];
+    return flag && !known.has(flag) ? flag : arg;
+  });
   try {
     command.parse(args, { from: 'user' });
   } catch (err) {
@@ -122,8 +130,8 @@ function optionOf(command: Command, spec: OptionSpec): Option {
 function commanderProblem(err: CommanderError, command: Command, specs: readonly OptionSpec[]): string {
   const message = err.message.replace(/^error: /, '');
   if (err.code === 'commander.unknownOption') {
-    // "unknown option '--wokers=3'\n(Did you mean --workers?)": the value after = may be a secret.
-    const flag = /'([^'=]+)/.exec(message)?.[1] ?? '';
+    // "unknown option '--wokers'\n(Did you mean --workers?)"
+    const flag = /'([^']+)/.exec(message)?.[1] ?? '';
     const near = /Did you mean (\S+)\?/.exec(message)?.[1];
     return `unknown flag ${flag}${near ? ` (did you mean ${near}?)` : ''}; see --help`;
   }

@@ -169,7 +169,7 @@ describe('help', () => {
     expect(line('--resync <duration>')).toContain('(a duration like 500ms, 30s, 5m or 1h30m) (default: "10m", env: RESYNC)');
     expect(line('--namespaces <list>')).toContain('(a comma-separated list) (env: NAMESPACES)');
     expect(line('--log-level <string>')).toContain('(choices: "debug", "info", default: "info", env: LOG_LEVEL)');
-    expect(line('-h, --help')).toBe('-h, --help show this help');
+    expect(line('-h, --help')).toMatch(/^-h, --help show this help /);
   });
 
   it('never shows the default of a secret option', () => {
