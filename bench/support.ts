@@ -141,7 +141,7 @@ export function fixed(n: number, digits = 2): string {
  * printed, 2 for a bad flag.
  */
 export function benchOptions<T = OptionValues>(command: string, specs: readonly OptionSpec[], argv: string[], check?: (values: OptionValues) => T): T | number {
-  const parser = specCommand(`npm run ${command} --`, `The ${command} benchmark.`, specs, null);
+  const parser = specCommand(`npm run ${command} --`, `The options of npm run ${command}; a variable of the environment changes nothing.`, specs, null);
   try {
     const parsed = parseCommandLine(parser, specs, argv, {});
     if (!parsed) {
