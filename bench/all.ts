@@ -7,33 +7,29 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { main as exchangeRates } from './controller';
+import { EXCHANGE_RATE_OPTIONS, main as exchangeRates } from './controller';
 import { main as copyrator } from './copyrator';
 import { main as databases } from './database';
+import { benchOptions } from './support';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PEER = process.env.BENCH_PEER ?? join(ROOT, '..', 'shared', 'bench', 'side-by-side');
 
-/** `--name=value` or `--name value`. */
-function flagValue(argv: string[], name: string): string | undefined {
-  const inline = argv.find((a) => a.startsWith(`--${name}=`));
-  if (inline) return inline.slice(name.length + 3);
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 ? argv[at + 1] : undefined;
-}
-
-function sideBySide(argv: string[]): number {
+function sideBySide(objects: number): number {
   if (process.env.BENCH_PEER === 'off' || !existsSync(PEER)) {
     console.log(`\nNo Go peer at ${PEER} (set BENCH_PEER to its side-by-side script): side-by-side figures skipped.`);
     return 0;
   }
-  const args = ['--objects', flagValue(argv, 'objects') ?? '1000', '--rounds', '3'];
+  const args = ['--objects', String(objects), '--rounds', '3'];
   console.log(`\nSide by side with the Go controller-runtime peer: ${PEER} ${args.join(' ')}`);
   return spawnSync('bash', [PEER, ...args], { cwd: ROOT, stdio: 'inherit' }).status ?? 1;
 }
 
 void (async () => {
   const argv = process.argv.slice(2);
+  // Parsed once here too: --help or a bad flag must not go on to the other benchmarks.
+  const values = benchOptions('bench', EXCHANGE_RATE_OPTIONS, argv);
+  if (typeof values === 'number') process.exit(values);
   const code = (await exchangeRates(argv)) || (await copyrator([])) || (await databases([]));
-  process.exit(code || sideBySide(argv));
+  process.exit(code || sideBySide(values.objects as number));
 })();

@@ -13,13 +13,15 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeError, KubeRest } from '../src/kube/rest';
-import { OptionError, OptionSpec, parseOptions } from '../src/runtime/config';
+import { UserError } from '../src/core/errors';
+import { OptionSpec } from '../src/runtime/config';
 import { CONTROLLER_OPTIONS } from '../src/runtime/main';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
 import { ControllerChild, installCrds, startController } from './setup';
 import { Watched } from './watched';
 import {
+  benchOptions,
   byLabel,
   fixed,
   forEachLimited,
@@ -37,7 +39,8 @@ import {
   withRetries,
 } from './support';
 
-const OPTIONS: OptionSpec[] = [
+/** The options of `npm run bench` (its ExchangeRate figures). */
+export const EXCHANGE_RATE_OPTIONS: OptionSpec[] = [
   { name: 'objects', type: 'integer', default: '1000', description: 'Figure A: objects created per run (and kept Ready for figure B).' },
   { name: 'repeat', type: 'integer', default: '3', description: 'Figure A: runs of each measurement; the median and min/max are shown.' },
   { name: 'concurrency', type: 'integer', default: '16', description: 'Creates in flight at once, for ExchangeRates and ConfigMaps alike.' },
@@ -112,7 +115,7 @@ function durationText(ms: number): string {
 function paramsOf(values: Record<string, unknown>): Params {
   const memoryObjects = (values['memory-objects'] as string[]).map((text) => {
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) throw new OptionError(`--memory-objects: expected positive integers, got "${text}"`);
+    if (!Number.isSafeInteger(n) || n < 1) throw new UserError(`--memory-objects: expected positive integers, got "${text}"`);
     return n;
   });
   return {
@@ -546,21 +549,8 @@ function perObject(samples: readonly MemorySample[]): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let params: Params;
-  try {
-    // No environment: a variable such as IDLE or REPEAT set for something else must not change the run.
-    const values = parseOptions(OPTIONS, argv, {});
-    if (values.help) {
-      const flags = OPTIONS.map((o) => `  --${o.name}=<${o.type}>  (default ${o.default})\n      ${o.description}`);
-      process.stdout.write(`usage: npm run bench -- [options]\n\n${flags.join('\n')}\n`);
-      return 0;
-    }
-    params = paramsOf(values);
-  } catch (err) {
-    if (!(err instanceof OptionError)) throw err;
-    process.stderr.write(`bench: ${err.message}\n`);
-    return 2;
-  }
+  const params = benchOptions('bench', EXCHANGE_RATE_OPTIONS, argv, paramsOf);
+  if (typeof params === 'number') return params;
 
   const workDir = mkdtempSync(join(tmpdir(), 'cdk8s-operators-bench-'));
   const bench = new Bench(params, workDir);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { KubeError } from '../src/kube/rest';
-import { OptionError, OptionSpec, parseOptions } from '../src/runtime/config';
+import { UserError } from '../src/core/errors';
+import { helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from '../src/runtime/config';
 
 /** Small helpers of the benchmark: waiting with a deadline, bounded concurrency, statistics, /metrics and /proc parsing. */
 
@@ -136,18 +137,21 @@ export function fixed(n: number, digits = 2): string {
 
 /**
  * A benchmark's options from its command line alone (a variable such as IDLE set for something
- * else must not change the run), or its exit code: 0 once --help is printed, 2 for a bad flag.
+ * else must not change the run), checked further by `check`, or its exit code: 0 once --help is
+ * printed, 2 for a bad flag.
  */
-export function benchOptions(command: string, specs: readonly OptionSpec[], argv: string[]): Record<string, unknown> | number {
+export function benchOptions<T = OptionValues>(command: string, specs: readonly OptionSpec[], argv: string[], check?: (values: OptionValues) => T): T | number {
+  const parser = specCommand(`npm run ${command} --`, `The options of npm run ${command}; a variable of the environment changes nothing.`, specs, null);
   try {
-    const values = parseOptions(specs, argv, {});
-    if (!values.help) return values;
-    const flags = specs.map((o) => `  --${o.name}=<${o.type}>  (default ${o.default})\n      ${o.description}`);
-    process.stdout.write(`usage: npm run ${command} -- [options]\n\n${flags.join('\n')}\n`);
-    return 0;
+    const parsed = parseCommandLine(parser, specs, argv, {});
+    if (!parsed) {
+      process.stdout.write(`${helpOf(parser)}\n`);
+      return 0;
+    }
+    return check ? check(parsed.values) : (parsed.values as T);
   } catch (err) {
-    if (!(err instanceof OptionError)) throw err;
-    process.stderr.write(`${command}: ${err.message}\n`);
+    if (!(err instanceof UserError)) throw err;
+    for (const line of err.lines(command)) process.stderr.write(`${line}\n`);
     return 2;
   }
 }

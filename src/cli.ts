@@ -1,54 +1,108 @@
+import { CommanderError } from 'commander';
 import { resolve } from 'node:path';
-import { InputError } from './render-command';
-import { OptionError } from './runtime/config';
+import { UserError } from './core/errors';
+import { DIFF_EXIT } from './diff/exit-codes';
+import { helpOf, newCommand, parseCommandLine } from './runtime/config';
 
-const USAGE = `usage: cdk8s-operators <command> [options]
+type Write = (text: string) => void;
 
-commands:
-  controller         run the controller (see cdk8s-operators controller --help)
-  render -f <file>   print the children the controller would apply for the custom
-                     resources in <file> (YAML, several documents allowed; - reads stdin)
-  ui                 serve the guitar web page (see cdk8s-operators ui --help)
-
-options:
-  -h, --help         show this help`;
+interface CliCommand {
+  /** One line in `cdk8s-operators --help`. */
+  readonly summary: string;
+  /** The exit code when it fails with a UserError. */
+  readonly errorCode: number;
+  /** Runs it; returns its exit code. */
+  readonly run: (args: string[], out: Write) => Promise<number>;
+}
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command loads only its own modules
    (a require, not an import(), which would go through the ES module loader): the controller
-   starts without the UI's web server or the diff's parser, and the UI without the kinds. */
+   starts without cdk8s, yaml, the UI's web server or the diff's parser, and the UI without the kinds. */
 const kinds = () => (require('./kinds') as typeof import('./kinds')).KINDS;
 
-/** Runs one CLI invocation; returns the exit code. */
-export async function main(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const [command, ...rest] = args;
-  if (!command || command === '-h' || command === '--help') {
-    out(USAGE);
-    return command ? 0 : 2;
-  }
-  try {
-    if (command === 'render') {
-      if (rest.includes('-h') || rest.includes('--help')) {
-        out(USAGE);
-        return 0;
-      }
-      const flag = rest.findIndex((a) => a === '-f' || a === '--file');
-      const file = flag >= 0 ? rest[flag + 1] : undefined;
-      if (!file) throw new InputError('render needs -f <file> (or -f - for standard input)');
-      const { renderFile } = require('./render-command') as typeof import('./render-command');
-      out(renderFile(file, kinds()));
-      return 0;
-    }
+const COMMANDS: Record<string, CliCommand> = {
+  controller: {
+    summary: 'run the controller (see cdk8s-operators controller --help)',
+    errorCode: 1,
+    run: (args, out) => (require('./runtime/main') as typeof import('./runtime/main')).runController(args, process.env, kinds(), out),
+  },
+  render: {
+    summary: 'print the children the controller would apply for the custom resources in a file (-f <file>)',
+    errorCode: 1,
+    run: async (args, out) => runRender(args, out),
+  },
+  diff: {
+    summary: 'show what applying resources would change in a cluster, read-only (exit 0: none, 1: changes, 2: error)',
+    errorCode: DIFF_EXIT.error,
     // Resolved from lib/src/cli.js: TypeScript resources in a folder are read compiled from lib/.
-    if (command === 'diff') return await (require('./diff-command') as typeof import('./diff-command')).runDiff(rest, resolve(__dirname, '..', '..'), kinds(), out, err);
-    if (command === 'controller') return await (require('./runtime/main') as typeof import('./runtime/main')).runController(rest, process.env, kinds());
-    if (command === 'ui') return await (require('./ui/main') as typeof import('./ui/main')).runUi(rest, process.env);
-    throw new InputError(`unknown command "${command}"; see cdk8s-operators --help`);
+    run: (args, out) => (require('./diff-command') as typeof import('./diff-command')).runDiff(args, resolve(__dirname, '..', '..'), kinds(), out),
+  },
+  ui: {
+    summary: 'serve the guitar web page (see cdk8s-operators ui --help)',
+    errorCode: 1,
+    run: (args, out) => (require('./ui/main') as typeof import('./ui/main')).runUi(args, process.env, out),
+  },
+};
+
+/** `cdk8s-operators` with every command as a subcommand, for the usage text and the suggestion of a mistyped command. */
+function program() {
+  const top = newCommand('cdk8s-operators', 'Kubernetes operators as cdk8s code.').usage('<command> [options]').helpCommand(false);
+  for (const [name, command] of Object.entries(COMMANDS)) top.command(name).description(command.summary).action(() => undefined);
+  return top;
+}
+
+function renderCommand() {
+  return newCommand('cdk8s-operators render', 'Prints, as YAML, the children the controller would apply for the custom resources in a file (several documents allowed).').option(
+    '-f, --file <file>',
+    'the resources (YAML); - reads standard input',
+  );
+}
+
+async function runRender(args: string[], out: Write): Promise<number> {
+  const command = renderCommand();
+  const parsed = parseCommandLine(command, [], args, {});
+  if (!parsed) {
+    out(helpOf(command));
+    return 0;
+  }
+  const file = parsed.values.file as string | undefined;
+  if (!file) throw new UserError('needs -f <file> (or -f - for standard input)');
+  out((require('./render-command') as typeof import('./render-command')).renderFile(file, kinds()));
+  return 0;
+}
+
+/** The command of that name, or a UserError naming it (and a near one, if any). */
+function commandNamed(name: string): CliCommand {
+  if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name];
+  if (name.startsWith('-')) throw new UserError(`unknown flag ${name.split('=')[0]}; see cdk8s-operators --help`);
+  let near: string | undefined;
+  try {
+    program().parse([name], { from: 'user' });
   } catch (e) {
-    if (e instanceof InputError || e instanceof OptionError) {
-      err(`cdk8s-operators: ${e.message}`);
-      return 1;
-    }
-    throw e;
+    if (!(e instanceof CommanderError)) throw e;
+    near = /Did you mean (\S+)\?/.exec(e.message)?.[1];
+  }
+  throw new UserError(`unknown command "${name}"${near ? ` (did you mean ${near}?)` : ''}; see cdk8s-operators --help`);
+}
+
+/**
+ * Runs one CLI invocation; returns the exit code. A UserError is printed here, once, one line
+ * per problem naming the command; any other error is a bug and keeps its stack.
+ */
+export async function main(args: string[], out: Write, err: Write): Promise<number> {
+  const [name, ...rest] = args;
+  if (!name || name === '-h' || name === '--help') {
+    out(helpOf(program()));
+    return name ? 0 : 2;
+  }
+  let command: CliCommand | undefined;
+  try {
+    command = commandNamed(name);
+    return await command.run(rest, out);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    for (const line of e.lines(command ? `cdk8s-operators ${name}` : 'cdk8s-operators')) err(line);
+    return command?.errorCode ?? 1;
   }
 }
 

@@ -1,20 +1,20 @@
-import { Command, CommanderError } from 'commander';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { UserError } from './core/errors';
 import { AnyKind } from './core/kind';
 import { PRODUCT } from './core/names';
+import { DIFF_EXIT } from './diff/exit-codes';
 import { planResource, ResourcePlan } from './diff/plan';
 import { FieldChange } from './diff/fields';
-import { Instance, InstancesError, loadInstances, loadManifests } from './gitops/instances';
-import { KubeConnection } from './kube/connection';
-import { KubeConfigError, loadKubeConnection } from './kube/kubeconfig';
+import { Instance, loadInstances, loadManifests } from './gitops/instances';
+import { loadKubeConnection } from './kube/kubeconfig';
 import { ObjectClient } from './kube/objects';
 import { KubeError, KubeRest } from './kube/rest';
-import { InputError, readInput } from './render-command';
+import { readInput } from './render-command';
+import { helpOf, newCommand, parseCommandLine } from './runtime/config';
 
-/** Exit codes as `diff` and `kubectl diff` have them. */
-export const DIFF_EXIT = { same: 0, differs: 1, error: 2 } as const;
+export { DIFF_EXIT } from './diff/exit-codes';
 
 interface DiffOptions {
   file: string[];
@@ -22,28 +22,20 @@ interface DiffOptions {
   kubeconfig?: string;
 }
 
-function program(out: (text: string) => void, err: (text: string) => void): Command {
-  return new Command('cdk8s-operators diff')
-    .description(
-      'What applying these resources would change in the cluster, child by child (created, changed fields, pruned). ' +
-        'Read-only: it sends GET requests only. Exit code 0: no change, 1: changes, 2: an error.',
-    )
+function program() {
+  return newCommand(
+    'cdk8s-operators diff',
+    'What applying these resources would change in the cluster, child by child (created, changed fields, pruned). ' +
+      'Read-only: it sends GET requests only. Exit code 0: no change, 1: changes, 2: an error.',
+  )
     .option('-f, --file <path>', 'a YAML file of resources (- reads standard input) or a folder like src/instances; repeatable', (value: string, previous: string[]) => [...previous, value], [])
     .option('--dist <dir>', 'the resources a synth wrote: every file its kustomization.yaml lists')
-    .option('--kubeconfig <path>', 'the cluster to compare with (default: $KUBECONFIG, else ~/.kube/config)')
-    .helpOption('-h, --help', 'show this help')
-    .allowExcessArguments(false)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => out(text.trimEnd()),
-      writeErr: (text) => err(text.trimEnd()),
-      outputError: (text, write) => write(`cdk8s-operators diff: ${text.replace(/^error: /, '')}`),
-    });
+    .option('--kubeconfig <path>', 'the cluster to compare with (default: $KUBECONFIG, else ~/.kube/config)');
 }
 
 /** The resources named on the command line, checked as synth checks them. */
 export function resourcesToDiff(options: DiffOptions, root: string, kinds: readonly AnyKind[]): Instance[] {
-  if (!options.file.length && !options.dist) throw new InputError('diff needs -f <file> (or a folder, or - for standard input) or --dist <dir>');
+  if (!options.file.length && !options.dist) throw new UserError('needs -f <file> (or a folder, or - for standard input) or --dist <dir>');
   const instances: Instance[] = [];
   for (const path of options.file) {
     if (path !== '-' && isDirectory(path)) instances.push(...loadInstances({ dir: resolve(path), root, kinds }).instances);
@@ -55,7 +47,7 @@ export function resourcesToDiff(options: DiffOptions, root: string, kinds: reado
   if (options.dist) {
     const { text } = readInput(join(options.dist, 'kustomization.yaml'));
     const files = (parse(text) as { resources?: unknown } | null)?.resources;
-    if (!Array.isArray(files)) throw new InputError(`${join(options.dist, 'kustomization.yaml')}: expected a list of files under resources`);
+    if (!Array.isArray(files)) throw new UserError(`${join(options.dist, 'kustomization.yaml')}: expected a list of files under resources`);
     for (const file of files) {
       const { text: manifests, source } = readInput(join(options.dist, String(file)));
       instances.push(...loadManifests(manifests, source, kinds, { skipOtherKinds: true }));
@@ -69,14 +61,6 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-async function kubeConnection(path: string | undefined): Promise<KubeConnection> {
-  try {
-    return await loadKubeConnection({ kubeconfig: path }, process.env);
-  } catch (e) {
-    throw e instanceof KubeConfigError ? new InputError(e.message) : e;
   }
 }
 
@@ -119,19 +103,18 @@ export function hasChanges(plans: readonly ResourcePlan[]): boolean {
   return plans.some((p) => p.action !== 'unchanged' || p.children.some((c) => c.action !== 'unchanged'));
 }
 
-/** `cdk8s-operators diff ...`; returns the exit code. */
-export async function runDiff(args: string[], root: string, kinds: readonly AnyKind[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const command = program(out, err);
-  try {
-    command.parse(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.code === 'commander.helpDisplayed' ? 0 : DIFF_EXIT.error;
-    throw e;
+/** `cdk8s-operators diff ...`; returns the exit code (DIFF_EXIT), or throws a UserError (src/cli.ts exits with DIFF_EXIT.error). */
+export async function runDiff(args: string[], root: string, kinds: readonly AnyKind[], out: (text: string) => void): Promise<number> {
+  const command = program();
+  const parsed = parseCommandLine(command, [], args, {});
+  if (!parsed) {
+    out(helpOf(command));
+    return DIFF_EXIT.same;
   }
-  const options = command.opts<DiffOptions>();
+  const options = parsed.values as unknown as DiffOptions;
+  const instances = resourcesToDiff(options, root, kinds);
   try {
-    const instances = resourcesToDiff(options, root, kinds);
-    const rest = new KubeRest(await kubeConnection(options.kubeconfig), (method) => {
+    const rest = new KubeRest(await loadKubeConnection({ kubeconfig: options.kubeconfig }, process.env), (method) => {
       if (method !== 'GET') throw new Error(`diff is read-only, yet tried to send ${method}`);
     });
     const objects = new ObjectClient(rest, `${PRODUCT}-diff`);
@@ -140,10 +123,10 @@ export async function runDiff(args: string[], root: string, kinds: readonly AnyK
     out(formatPlans(plans));
     return hasChanges(plans) ? DIFF_EXIT.differs : DIFF_EXIT.same;
   } catch (e) {
-    if (e instanceof InstancesError) for (const problem of e.problems) err(`cdk8s-operators diff: ${problem}`);
-    else if (e instanceof InputError) err(`cdk8s-operators diff: ${e.message}`);
-    else if (e instanceof KubeError) err(`cdk8s-operators diff: the cluster refused ${e.method} ${e.path}: HTTP ${e.code} ${e.status?.message ?? ''}`.trimEnd());
-    else err(`cdk8s-operators diff: cannot compare with the cluster: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ''}`);
-    return DIFF_EXIT.error;
+    // What the cluster says (or a network that does not answer) is the user's to fix, in one line like kubectl's.
+    if (e instanceof UserError) throw e;
+    if (e instanceof KubeError) throw new UserError(`the cluster refused ${e.method} ${e.path}: HTTP ${e.code} ${e.status?.message ?? ''}`.trimEnd());
+    const cause = (e as { cause?: Error }).cause;
+    throw new UserError(`cannot compare with the cluster: ${(e as Error).message}${cause ? ` (${cause.message})` : ''}`);
   }
 }

@@ -4,14 +4,17 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { OperatorBundle } from './bundle/operator';
+import { UserError } from './core/errors';
+import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
 import { AnyKind } from './core/kind';
 import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
-import { BuiltInObject, checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
+import { BuiltInObject, checkDeclared, Instance, instanceName, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
 import { BUILT_IN_KINDS } from './render-command';
+import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
 
 /**
  * Argo CD applies lower waves first: CRDs, then the operator and the namespaces and ConfigMaps
@@ -134,18 +137,69 @@ export function kustomization(charts: Chart[]): string {
   return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`) });
 }
 
-/** What to synthesize, from the environment scripts/synth.sh sets from its flags. */
-export function loadFromEnvironment(env: Record<string, string | undefined>): AppOptions {
-  const dir = env.CDK8S_OPERATORS_INSTANCES ? resolve(env.CDK8S_OPERATORS_INSTANCES) : DEFAULT_INSTANCES_DIR;
+/**
+ * synth's options. scripts/synth.sh passes its command line to `node lib/src/main.js --check`,
+ * which parses and checks it (and the resources) and prints the options as CDK8S_OPERATORS_*
+ * variables; the script exports them for `cdk8s synth`, which runs this file again without
+ * arguments (it cannot pass any), and the same parser reads them back.
+ */
+export const SYNTH_OPTIONS: readonly OptionSpec[] = [
+  { name: 'output', type: 'string', default: 'dist', description: 'Where to write; a bare folder argument means the same.' },
+  { name: 'instances', type: 'string', description: 'The team\u2019s resources to declare; src/instances by default.' },
+  { name: 'examples', type: 'boolean', default: 'false', description: 'Add the built-in example of each kind (3-examples.k8s.yaml).' },
+  { name: 'helm-instances', type: 'boolean', default: 'false', description: 'Put the team\u2019s resources (and examples) into the Helm chart\u2019s templates too.' },
+  {
+    name: SECRET_COPY.synthOption,
+    type: 'boolean',
+    default: 'false',
+    description: `Let the controller copy Secrets (CopyratorRule ruleType secret): Secret rules in its ClusterRole and --${SECRET_COPY.controllerOption} on its command line.`,
+  },
+];
+
+/** The prefix of synth's variables: CDK8S_OPERATORS_INSTANCES, ... */
+const SYNTH_ENV_PREFIX = 'CDK8S_OPERATORS_';
+
+function synthCommand() {
+  return specCommand('npm run synth --', 'Synthesizes the GitOps bundle (plain manifests, kustomization.yaml, previews) and the same bundle as a Helm chart. A resource that is not valid stops the synth before anything is written.', SYNTH_OPTIONS, SYNTH_ENV_PREFIX)
+    .usage('[options] [output-folder]   (or: bash scripts/synth.sh [options] [output-folder])')
+    .argument('[output-folder]', 'the same as --output');
+}
+
+/** synth's option values from its command line and CDK8S_OPERATORS_* variables; undefined for --help (printed to `out`). */
+export function synthOptions(argv: readonly string[], env: Record<string, string | undefined>, out: (text: string) => void = () => undefined): OptionValues | undefined {
+  const command = synthCommand();
+  const parsed = parseCommandLine(command, SYNTH_OPTIONS, argv, env);
+  if (!parsed) {
+    out(helpOf(command));
+    return undefined;
+  }
+  const [folder] = parsed.operands;
+  return folder === undefined ? parsed.values : { ...parsed.values, output: folder };
+}
+
+/** What to synthesize, from synth's options (see SYNTH_OPTIONS). */
+export function loadFromEnvironment(env: Record<string, string | undefined>, argv: readonly string[] = []): AppOptions {
+  const options = synthOptions(argv, env)!;
+  const dir = options.instances ? resolve(options.instances as string) : DEFAULT_INSTANCES_DIR;
   // No src/instances/ yet means no resources yet; a folder asked for by name must exist.
   const { instances, builtIns } = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? { instances: [], builtIns: [] } : loadInstances({ dir, root: ROOT, kinds: KINDS });
-  const examples = env.CDK8S_OPERATORS_EXAMPLES === 'true' ? exampleInstances(KINDS) : [];
+  const examples = options.examples ? exampleInstances(KINDS) : [];
   const clashes = examples.flatMap((example) => {
     const clash = instances.find((i) => i.kind === example.kind && instanceName(i.kind, i.object) === instanceName(example.kind, example.object));
     return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
   });
-  if (clashes.length) throw new InstancesError(clashes);
-  return { instances, builtIns, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true' };
+  if (clashes.length) throw new UserError(clashes);
+  return { instances, builtIns, examples, secretCopy: options[SECRET_COPY.synthOption] as boolean, helmInstances: options['helm-instances'] as boolean };
+}
+
+/** `NAME=value` lines for scripts/synth.sh to export; a value on several lines could not be read back line by line. */
+function environmentOf(options: OptionValues): string {
+  return SYNTH_OPTIONS.flatMap((spec) => {
+    const value = options[spec.name];
+    if (value === undefined) return [];
+    if (String(value).includes('\n')) throw new UserError(`--${spec.name}: expected one line, got a value with a line break`);
+    return [`${envName(spec.name, SYNTH_ENV_PREFIX)}=${String(value)}`];
+  }).join('\n');
 }
 
 function synthesize(options: AppOptions): void {
@@ -172,14 +226,20 @@ function synthesize(options: AppOptions): void {
 }
 
 if (require.main === module) {
+  const [first, ...rest] = process.argv.slice(2);
+  const write = (text: string) => process.stdout.write(`${text}\n`);
   try {
-    const options = loadFromEnvironment(process.env);
-    // --check: scripts/synth.sh asks first, so that a bad resource stops it before cdk8s empties the output folder.
-    if (process.argv.includes('--check')) console.log(`${options.instances.length} resources declared, ${options.examples?.length ?? 0} examples, all valid`);
-    else synthesize(options);
+    if (first === '--check') {
+      // scripts/synth.sh asks first, so that a bad flag or resource stops it before cdk8s empties the output folder.
+      const options = synthOptions(rest, process.env, write);
+      if (options) {
+        loadFromEnvironment(process.env, rest);
+        write(environmentOf(options));
+      }
+    } else synthesize(loadFromEnvironment(process.env));
   } catch (err) {
-    if (!(err instanceof InstancesError)) throw err;
-    for (const problem of err.problems) console.error(`synth: ${problem}`);
+    if (!(err instanceof UserError)) throw err;
+    for (const line of err.lines('synth')) process.stderr.write(`${line}\n`);
     process.exit(1);
   }
 }

@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { AnyKind, apiVersionOf } from './core/kind';
 import { previewChildren } from './core/render';
-
-/** A problem with the input, reported as one line and a non-zero exit. */
-export class InputError extends Error {}
+// A problem with the input is a UserError (src/core/errors.ts): one line, a non-zero exit.
+import { UserError as InputError } from './core/errors';
 
 /** One custom resource read from a file, with where it came from for error messages. */
 export interface DocumentResource {

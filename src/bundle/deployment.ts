@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { restrictedPodSecurityContext } from '../core/security';
+import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
 
 export interface ControllerDeploymentProps {
@@ -16,8 +17,8 @@ export interface ControllerDeploymentProps {
   readonly replicas: number;
   /** Name of the leader-election Lease. */
   readonly leaseName: string;
-  /** Run with --enable-secrets (the install grants Secret access). @default false */
-  readonly enableSecrets?: boolean;
+  /** Run with --enable-secrets (the install grants Secret access; see SECRET_COPY). @default false */
+  readonly secretCopy?: boolean;
 }
 
 /** The port of /metrics, /healthz and /readyz. */
@@ -57,7 +58,7 @@ export class ControllerDeployment extends Construct {
               imageContainer({
                 name: 'controller',
                 image: props.image,
-                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`, ...(props.enableSecrets ? ['--enable-secrets'] : [])],
+                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`, ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : [])],
                 env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
                 port: HTTP_PORT,
                 // It writes nothing to disk but its log; the limit only guards against a runaway log.

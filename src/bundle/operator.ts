@@ -98,7 +98,7 @@ export class OperatorBundle extends Construct {
       image,
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
-      enableSecrets: secretCopy,
+      secretCopy,
     });
 
     // The UI serves guitars: no Guitar kind, no UI.

@@ -1,4 +1,5 @@
 import { AnyKind, Permission, Verb } from '../core/kind';
+import { SECRET_COPY } from '../core/secret-copy';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -27,7 +28,7 @@ export function kindRules(kind: AnyKind, options: RbacOptions): PolicyRule[] {
     // Setting blockOwnerDeletion on children's ownerReferences needs this where admission enforces it.
     { apiGroups: [kind.group], resources: [`${kind.plural}/finalizers`], verbs: ['update'] },
   ];
-  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== 'secrets' || options.secretCopy));
+  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== SECRET_COPY.optIn || options.secretCopy));
   return [...own, ...mergePermissions(children)];
 }
 

@@ -1,6 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { FieldError, Optional, Schema } from '../schema';
+import type { OptionSpec } from './options';
+import type { OptIn } from './secret-copy';
 
 /** The object metadata the constructs and the controller read. */
 export interface ObjectMeta {
@@ -33,8 +35,8 @@ export interface Permission {
   readonly apiGroup: string;
   readonly resources: readonly string[];
   readonly verbs: readonly Verb[];
-  /** Only granted when the install enables it (e.g. copying Secrets). */
-  readonly optIn?: 'secrets';
+  /** Only granted when the install turns it on (see SECRET_COPY). */
+  readonly optIn?: OptIn;
   /** Only in this namespace (a Role, not a ClusterRole); the controller watches only there too. */
   readonly namespace?: string;
 }
@@ -115,13 +117,8 @@ export function constructsOnFirstUse<Spec, Observation>(
 }
 
 /** An option a kind adds to the controller's flags and environment variables. */
-export interface KindOption {
-  /** The flag without dashes; the environment variable is the same in upper snake case. */
-  readonly name: string;
-  readonly description: string;
-  readonly type: 'string' | 'integer' | 'boolean' | 'duration' | 'list';
-  readonly default?: string;
-}
+/** An option of the controller that a kind adds (a flag and its variable); see OptionSpec. */
+export type KindOption = OptionSpec;
 
 /** What a kind's observer is given once, when the controller starts. */
 export interface ObserverContext {
@@ -166,8 +163,8 @@ export interface KubeJson {
  * keeps it cached, and a change to one of its objects queues the kind's objects that read it.
  */
 export interface RelatedWatch<Spec> extends Collection {
-  /** Only watched when the install enables it (e.g. copying Secrets). */
-  readonly optIn?: 'secrets';
+  /** Only watched when the install turns it on (see SECRET_COPY). */
+  readonly optIn?: OptIn;
   /**
    * The parts of the collection one resource reads. Each distinct query gets its own
    * label-selected watch, shared by every resource that asks for it, and a change in it

@@ -4,8 +4,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, relative, sep } from 'node:path';
 import { AnyKind } from '../core/kind';
+import { UserError } from '../core/errors';
 import { previewChildren, Manifest } from '../core/render';
-import { BuiltInKind, builtInKindOf, DocumentProblem, InputError, kindOf, ReadOptions, readResources } from '../render-command';
+import { BuiltInKind, builtInKindOf, DocumentProblem, kindOf, ReadOptions, readResources } from '../render-command';
 
 /**
  * What a TypeScript file in the instances folder exports as its default: a function that
@@ -35,13 +36,6 @@ export interface BuiltInObject {
 export interface Declarations {
   readonly instances: Instance[];
   readonly builtIns: BuiltInObject[];
-}
-
-/** Every problem found in the instances, one line each; synth prints them all and writes nothing. */
-export class InstancesError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(problems.join('\n'));
-  }
 }
 
 export interface LoadOptions {
@@ -123,7 +117,7 @@ function byPosition(a: Problem, b: Problem): number {
  * Reads every file of the folder into a scratch chart (YAML documents as they are, TypeScript
  * files by calling their default export) and checks each resource as the API server and the
  * controller would, and the plain objects beside them (BUILT_IN_KINDS) as the API server would.
- * Throws an InstancesError listing every problem: an unreadable or invalid file, an unknown
+ * Throws an UserError listing every problem: an unreadable or invalid file, an unknown
  * kind or group, a Secret, a missing or misplaced namespace, a bad name, an invalid spec or
  * ConfigMap, a duplicate.
  */
@@ -137,7 +131,7 @@ export function loadInstances(options: LoadOptions): Declarations {
   try {
     files = filesUnder(dir);
   } catch (err) {
-    throw new InstancesError([`cannot read the instances folder ${displayPath(root, dir)}: ${(err as Error).message}`]);
+    throw new UserError([`cannot read the instances folder ${displayPath(root, dir)}: ${(err as Error).message}`]);
   }
   files.forEach((file, index) => {
     const name = displayPath(root, file);
@@ -158,7 +152,7 @@ export function loadInstances(options: LoadOptions): Declarations {
           .forEach((object, n) => declared.push({ object, where: `${name} (construct ${object.node.path.slice(fileScope.node.path.length + 1)})`, position: [index, n] }));
       }
     } catch (err) {
-      problems.push({ position: [index], message: err instanceof InputError ? err.message : `${name}: ${(err as Error).message}` });
+      problems.push({ position: [index], message: err instanceof UserError ? err.message : `${name}: ${(err as Error).message}` });
     }
   });
   return checkDeclared(declared, kinds, problems);
@@ -187,7 +181,7 @@ export function scratchChart(): Chart {
   return new Chart(new App(), 'scratch', { disableResourceNameHashes: true });
 }
 
-/** Checks declared objects; throws an InstancesError with `earlier` and every new problem, if any. */
+/** Checks declared objects; throws an UserError with `earlier` and every new problem, if any. */
 export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = []): Declarations {
   const problems = [...earlier];
   const instances: Instance[] = [];
@@ -231,7 +225,7 @@ export function checkDeclared(declared: readonly Declared[], kinds: readonly Any
     }
     instances.push({ kind, object: json, children: preview.children, where });
   });
-  if (problems.length) throw new InstancesError(problems.sort(byPosition).map((p) => p.message));
+  if (problems.length) throw new UserError(problems.sort(byPosition).map((p) => p.message));
   return { instances, builtIns };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { OptionError } from '../runtime/config';
+import { UserError } from '../core/errors';
 import { clientNodeConnection, Headers, keepAlivePool, KubeConnection, TlsOptions } from './connection';
 
 /**
@@ -15,9 +15,6 @@ import { clientNodeConnection, Headers, keepAlivePool, KubeConnection, TlsOption
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Bound tokens rotate (kubelet refreshes them well before expiry); client-go reads the file again each minute too. */
 const TOKEN_REREAD_MS = 60_000;
-
-/** A kubeconfig that cannot be used: reported in one line, like a bad flag. */
-export class KubeConfigError extends OptionError {}
 
 export interface LoadOptions {
   /** An explicit kubeconfig file (--kubeconfig); otherwise the Pod's identity, then $KUBECONFIG, then ~/.kube/config. */
@@ -85,7 +82,7 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
     } catch (err) {
       // kubectl skips a missing file of $KUBECONFIG; an explicit --kubeconfig must exist.
       if (!explicit && (err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new KubeConfigError(`cannot load the kubeconfig ${file}: ${(err as Error).message}`);
+      throw new UserError(`cannot load the kubeconfig ${file}: ${(err as Error).message}`);
     }
     read.push(file);
     const from = dirname(resolve(file));
@@ -105,12 +102,12 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
     add(users, doc.users, 'user');
   }
   const where = (read.length ? read : files).join(':');
-  if (!read.length) throw new KubeConfigError(`no kubeconfig: ${where} does not exist; pass --kubeconfig, set KUBECONFIG, or run in a cluster`);
-  if (!currentContext) throw new KubeConfigError(`the kubeconfig ${where} has no current-context`);
+  if (!read.length) throw new UserError(`no kubeconfig: ${where} does not exist; pass --kubeconfig, set KUBECONFIG, or run in a cluster`);
+  if (!currentContext) throw new UserError(`the kubeconfig ${where} has no current-context`);
   const context = contexts.get(currentContext);
-  if (!context) throw new KubeConfigError(`the kubeconfig ${where}: current-context "${currentContext}" is not among its contexts`);
+  if (!context) throw new UserError(`the kubeconfig ${where}: current-context "${currentContext}" is not among its contexts`);
   const cluster = context.cluster ? clusters.get(context.cluster) : undefined;
-  if (!cluster?.server) throw new KubeConfigError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
+  if (!cluster?.server) throw new UserError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
   const user: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
 
   // Credentials that run code or need a proxy: client-node's job, as before.
@@ -178,6 +175,6 @@ function readFile(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new KubeConfigError(`cannot read ${what} ${path}: ${(err as Error).message}`);
+    throw new UserError(`cannot read ${what} ${path}: ${(err as Error).message}`);
   }
 }

@@ -1,101 +1,177 @@
 /**
- * The controller's options, each settable by a flag (--workers=4) or by the environment
- * variable of the same name (WORKERS=4): flags suit a terminal, variables suit a Deployment.
+ * The one argument parser of every command (controller, ui, render, diff, synth, the
+ * benchmarks), on commander. Options declared as OptionSpec (the engine's, and each kind's
+ * KindController.options) are settable by a flag (--workers=4) or by the environment variable
+ * of the same name (WORKERS=4): flags suit a terminal, variables suit a Deployment.
  */
+import { Command, CommanderError, Option } from 'commander';
+import { DURATION_EXPECTED, durationMs } from '../core/duration';
+import { UserError } from '../core/errors';
+import type { OptionSpec } from '../core/options';
 
-export interface OptionSpec {
-  /** The flag without --, in kebab-case; its variable is envName(name). */
-  readonly name: string;
-  /** One line for --help. */
-  readonly description: string;
-  /** duration gives milliseconds ("90s", "5m", "1h30m"); list gives the comma-separated items. */
-  readonly type: 'string' | 'integer' | 'boolean' | 'duration' | 'list';
-  /** The value when neither flag nor variable is given, written as a user would write it. Default: none (undefined). */
-  readonly default?: string;
-  /** integer only: the smallest value taken. Default: 1 (a count of workers or seconds is positive); use 0 for a port that may be "any". */
-  readonly min?: number;
-}
+export type { OptionSpec } from '../core/options';
 
 export type OptionValues = Record<string, string | number | boolean | string[] | undefined>;
 
-/** A bad command line or environment, for one line on stderr and a non-zero exit. */
-export class OptionError extends Error {}
-
-/** exchange-rate-url -> EXCHANGE_RATE_URL */
-export function envName(option: string): string {
-  return option.replace(/-/g, '_').toUpperCase();
+/** What a command line held: the options' values by name, and the arguments that are not options. */
+export interface CommandLine {
+  readonly values: OptionValues;
+  readonly operands: string[];
 }
 
-/** Options whose values must never appear in an error or in --help. */
+/** --kubeconfig of every command that talks to a cluster. */
+export const KUBECONFIG_OPTION: OptionSpec = {
+  name: 'kubeconfig',
+  type: 'string',
+  description: 'A kubeconfig file; without it, the Pod\u2019s service account in a cluster, else $KUBECONFIG or ~/.kube/config.',
+};
+
+/** exchange-rate-url -> EXCHANGE_RATE_URL (with a prefix: PREFIX_EXCHANGE_RATE_URL) */
+export function envName(option: string, prefix = ''): string {
+  return prefix + option.replace(/-/g, '_').toUpperCase();
+}
+
+/** Options whose values must never appear in an error or in --help (a switch such as --enable-secrets holds no secret). */
 function isSecret(spec: OptionSpec): boolean {
-  return /password|token|secret/i.test(spec.name);
+  return spec.type !== 'boolean' && /password|token|secret/i.test(spec.name);
+}
+
+const ENV_NOTE = 'Every option can also be set by the environment variable shown; a flag beats the variable, which beats the default.';
+
+/**
+ * A command with the house style: lower-case titles as the usage line had before, `-h,
+ * --help`, errors thrown (not printed, not exiting) so that src/cli.ts reports them once.
+ */
+export function newCommand(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .helpOption('-h, --help', 'show this help')
+    .configureHelp({ styleTitle: (title) => title.toLowerCase(), helpWidth: 100 })
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined });
 }
 
 /**
- * The value of every option, keyed by its name: the flag beats the variable, which beats the
- * default. Flags: --name=value, --name value, and a bare --name for booleans. --help or -h
- * anywhere gives { help: true } and nothing else, so a broken setting never hides the help.
+ * A command whose options are these specs, their variables named envName(name, envPrefix), or
+ * without variables for a null prefix; more options may be added to it.
  */
-export function parseOptions(specs: readonly OptionSpec[], argv: string[], env: Record<string, string | undefined>): OptionValues {
-  if (argv.includes('--help') || argv.includes('-h')) return { help: true };
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw new OptionError(`unexpected argument "${arg}": options are written --name=value (see --help)`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const spec = specs.find((s) => s.name === name);
-    if (!spec) throw new OptionError(`unknown flag --${name}${suggestion(name, specs)}; see --help`);
-    if (eq >= 0) flags.set(name, arg.slice(eq + 1));
-    else if (spec.type === 'boolean') flags.set(name, 'true');
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags.set(name, argv[++i]);
-    else throw new OptionError(`--${name}: missing value (expected ${EXPECTED[spec.type](spec)})`);
-  }
-  const values: OptionValues = {};
-  for (const spec of specs) {
-    const fromEnv = env[envName(spec.name)];
-    // An empty variable counts as unset: `env: [{name: X, value: ""}]` in a Deployment means "no value", not "an empty string".
-    if (flags.has(spec.name)) values[spec.name] = parse(spec, flags.get(spec.name)!, `--${spec.name}`);
-    else if (fromEnv !== undefined && fromEnv !== '') values[spec.name] = parse(spec, fromEnv, envName(spec.name));
-    else if (spec.default !== undefined) values[spec.name] = parse(spec, spec.default, `the default of --${spec.name}`);
-    else values[spec.name] = undefined;
-  }
-  return values;
+export function specCommand(name: string, description: string, specs: readonly OptionSpec[], envPrefix: string | null = ''): Command {
+  const command = newCommand(name, description);
+  for (const spec of specs) command.addOption(toOption(spec, envPrefix));
+  if (specs.length && envPrefix !== null) command.addHelpText('after', `\n${ENV_NOTE}`);
+  return command;
 }
 
-/** Every option with its variable, type, default and description. */
-export function helpText(command: string, specs: readonly OptionSpec[]): string {
-  const lines = [`usage: ${command} [options]`, '', 'Every option can also be set by the environment variable shown; a flag beats the variable, which beats the default.', ''];
-  for (const spec of specs) {
-    const flag = spec.type === 'boolean' ? `--${spec.name}[=true|false]` : `--${spec.name}=<${spec.type}>`;
-    const defaultText = spec.default === undefined ? 'no default' : `default ${isSecret(spec) ? '(hidden)' : JSON.stringify(spec.default)}`;
-    lines.push(`  ${flag}`, `      ${spec.description}`, `      env ${envName(spec.name)}; ${EXPECTED[spec.type](spec)}; ${defaultText}`);
-  }
-  lines.push('  -h, --help', '      Show this help.');
-  return lines.join('\n');
+function toOption(spec: OptionSpec, envPrefix: string | null): Option {
+  // A boolean's value is optional: a bare --leader-election means true.
+  const option = new Option(spec.type === 'boolean' ? `--${spec.name} [boolean]` : `--${spec.name} <${spec.type}>`, spec.choices ? spec.description : `${spec.description} (${expected(spec)})`);
+  // For --help only: commander reads process.env itself, and counts an empty variable as set (see parseCommandLine).
+  if (envPrefix !== null) option.env(envName(spec.name, envPrefix));
+  if (spec.default !== undefined) option.default(spec.default, isSecret(spec) ? '(hidden)' : JSON.stringify(spec.default));
+  if (spec.choices) option.argChoices = [...spec.choices];
+  return option;
 }
 
-const EXPECTED: Record<OptionSpec['type'], (spec: OptionSpec) => string> = {
-  string: () => 'a string',
-  integer: (spec) => {
-    const min = spec.min ?? 1;
-    return min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
-  },
-  boolean: () => 'true or false',
-  duration: () => 'a duration like 500ms, 30s, 5m or 1h30m',
-  list: () => 'a comma-separated list',
-};
+/** The help of a command, as --help prints it (with the text added after it). */
+export function helpOf(command: Command): string {
+  let text = '';
+  command.configureOutput({ writeOut: (chunk) => (text += chunk) }).outputHelp();
+  return text.trimEnd();
+}
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/**
+ * Parses `argv` with `command`; undefined when --help or -h is anywhere (the caller prints
+ * helpOf), so that a broken setting never hides the help. Each spec's value comes from its
+ * flag, else its variable in `env` (an empty one counts as unset: `env: [{name: X, value:
+ * ""}]` in a Deployment means "no value"), else its default, converted to its type; a bad
+ * value is a UserError naming where it came from. A secret option's value is never shown.
+ */
+export function parseCommandLine(command: Command, specs: readonly OptionSpec[], argv: readonly string[], env: Record<string, string | undefined>): CommandLine | undefined {
+  if (argv.includes('--help') || argv.includes('-h')) return undefined;
+  // A bare boolean flag takes the next argument only when it is true or false: `--examples out` is --examples and the folder out.
+  const booleans = new Set(specs.filter((s) => s.type === 'boolean').map((s) => `--${s.name}`));
+  // An unknown --flag=value goes to commander without its value: the suggestion is for the flag, and the value may be a secret.
+  const known = new Set(command.options.map((o) => o.long));
+  const args = argv.map((arg, i) => {
+    if (booleans.has(arg) && !/^(true|false)$/i.test(argv[i + 1] ?? '')) return `${arg}=true`;
+    const flag = /^(--[^=]+)=/.exec(arg)?.[1];
+    return flag && !known.has(flag) ? flag : arg;
+  });
+  try {
+    command.parse(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) throw new UserError(commanderProblem(err, command, specs));
+    throw err;
+  }
+  const values: OptionValues = { ...command.opts() };
+  for (const spec of specs) {
+    const option = optionOf(command, spec);
+    const key = option.attributeName();
+    const variable = option.envVar === undefined ? undefined : env[option.envVar];
+    // Commander's own reading of process.env is replaced by the env given (tests and benchmarks pass their own).
+    if (command.getOptionValueSource(key) !== 'cli') {
+      if (variable !== undefined && variable !== '') command.setOptionValueWithSource(key, variable, 'env');
+      else command.setOptionValueWithSource(key, spec.default, 'default');
+    }
+    delete values[key];
+    const raw = command.getOptionValue(key) as string | boolean | undefined;
+    const source = command.getOptionValueSource(key);
+    const from = source === 'cli' ? `--${spec.name}` : source === 'env' ? option.envVar! : `the default of --${spec.name}`;
+    values[spec.name] = raw === undefined ? undefined : convert(spec, String(raw), from);
+  }
+  return { values, operands: command.args };
+}
 
-function parse(spec: OptionSpec, text: string, source: string): string | number | boolean | string[] {
+function optionOf(command: Command, spec: OptionSpec): Option {
+  return command.options.find((o) => o.long === `--${spec.name}`)!;
+}
+
+/** Commander's message, in this project's words, and without the value of a secret option. */
+function commanderProblem(err: CommanderError, command: Command, specs: readonly OptionSpec[]): string {
+  const message = err.message.replace(/^error: /, '');
+  if (err.code === 'commander.unknownOption') {
+    // "unknown option '--wokers'\n(Did you mean --workers?)"
+    const flag = /'([^']+)/.exec(message)?.[1] ?? '';
+    const near = /Did you mean (\S+)\?/.exec(message)?.[1];
+    return `unknown flag ${flag}${near ? ` (did you mean ${near}?)` : ''}; see --help`;
+  }
+  if (err.code === 'commander.optionMissingArgument') {
+    const option = command.options.find((o) => message.includes(`'${o.flags}'`));
+    const spec = specs.find((s) => option?.long === `--${s.name}`);
+    return `${option?.long ?? option?.short}: missing value${spec ? ` (expected ${expected(spec)})` : ''}`;
+  }
+  if (err.code === 'commander.excessArguments') {
+    const extra = command.args[command.registeredArguments.length];
+    return `unexpected argument "${extra}": options are written --name=value (see --help)`;
+  }
+  return `${message}; see --help`;
+}
+
+function expected(spec: OptionSpec): string {
+  switch (spec.type) {
+    case 'string':
+      return spec.choices ? `one of ${spec.choices.join(', ')}` : 'a string';
+    case 'integer': {
+      const min = spec.min ?? 1;
+      return min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
+    }
+    case 'boolean':
+      return 'true or false';
+    case 'duration':
+      return DURATION_EXPECTED;
+    case 'list':
+      return 'a comma-separated list';
+  }
+}
+
+function convert(spec: OptionSpec, text: string, source: string): string | number | boolean | string[] {
   const fail = (): never => {
     const shown = isSecret(spec) ? 'a value not shown here because the option is secret' : JSON.stringify(text);
-    throw new OptionError(`${source}: expected ${EXPECTED[spec.type](spec)}, got ${shown}`);
+    throw new UserError(`${source}: expected ${expected(spec)}, got ${shown}`);
   };
   switch (spec.type) {
     case 'string':
-      return text;
+      return !spec.choices || spec.choices.includes(text) ? text : fail();
     case 'list':
       return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
     case 'boolean': {
@@ -106,29 +182,7 @@ function parse(spec: OptionSpec, text: string, source: string): string | number 
       const n = /^\s*-?\d+\s*$/.test(text) ? Number(text) : NaN;
       return Number.isSafeInteger(n) && n >= (spec.min ?? 1) ? n : fail();
     }
-    case 'duration': {
-      // Go's time.ParseDuration without its sign and sub-millisecond units; a bare 0 is the one unitless duration.
-      const trimmed = text.trim();
-      if (trimmed === '0') return 0;
-      const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-      if (!parts.length || parts.map((p) => p[0]).join('') !== trimmed) return fail();
-      return Math.round(parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNIT_MS[unit], 0));
-    }
+    case 'duration':
+      return durationMs(text) ?? fail();
   }
-}
-
-/** " (did you mean --workers?)" for a typo within two edits of a known flag. */
-function suggestion(name: string, specs: readonly OptionSpec[]): string {
-  const near = specs.map((s) => ({ s, d: distance(name, s.name) })).filter((x) => x.d <= 2).sort((a, b) => a.d - b.d)[0];
-  return near ? ` (did you mean --${near.s.name}?)` : '';
-}
-
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
 }

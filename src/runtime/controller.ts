@@ -1,5 +1,6 @@
 import { AnyKind, CustomResource, Permission, Verb } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
+import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
 import { Discovery } from '../kube/discovery';
@@ -165,19 +166,18 @@ export class Controller {
 
   /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
-    const enabled = (optIn?: string) => !optIn || Boolean(this.settings.kindOptions[`enable-${optIn}`]);
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
     // Children are what the kind creates; what it only reads is a related watch.
     const isChild = (p: Permission) => ['create', 'list', 'watch'].every((verb) => p.verbs.includes(verb as Verb));
     for (const permission of kind.manages) {
-      if (!isChild(permission) || !enabled(permission.optIn)) continue;
+      if (!isChild(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
         const collection = await this.discovery.resolve(permission.apiGroup, name);
         if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
       }
     }
     for (const watch of kind.controller?.watches ?? []) {
-      if (!enabled(watch.optIn)) continue;
+      if (!optedIn(watch.optIn, this.settings.kindOptions)) continue;
       const collection = await this.discovery.resolve(watch.apiGroup, watch.resource);
       if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
       if (watch.queries) watches.addQueried(collection, watch.metadataOnly);

@@ -1,6 +1,12 @@
 import pino from 'pino';
+import type { OptionSpec } from '../core/options';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** --log-level of every long-running command. */
+export const LOG_LEVEL_OPTION: OptionSpec = { name: 'log-level', type: 'string', default: 'info', choices: LOG_LEVELS, description: 'How much to log.' };
 
 export type LogFields = Record<string, unknown>;
 

@@ -1,19 +1,19 @@
 import { hostname } from 'node:os';
+import { UserError } from '../core/errors';
 import { AnyKind } from '../core/kind';
+import { SECRET_COPY } from '../core/secret-copy';
 import { loadKubeConnection } from '../kube/kubeconfig';
 import { KubeRest } from '../kube/rest';
-import { helpText, OptionError, OptionSpec, OptionValues, parseOptions } from './config';
+import { helpOf, KUBECONFIG_OPTION, OptionSpec, OptionValues, parseCommandLine, specCommand } from './config';
 import { Controller } from './controller';
 import { HealthServer } from './http';
 import { LeaderElector } from './leader';
-import { createLogger, LogLevel } from './log';
+import { createLogger, LOG_LEVEL_OPTION, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
-
-const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
-  { name: 'kubeconfig', type: 'string', description: 'A kubeconfig file; without it, the Pod\u2019s service account in a cluster, else $KUBECONFIG or ~/.kube/config.' },
+  KUBECONFIG_OPTION,
   { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
   { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default.' },
   { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
@@ -22,8 +22,8 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'Namespace of the leader Lease.' },
   { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
   { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
-  { name: 'log-level', type: 'string', default: 'info', description: 'debug, info, warn or error.' },
-  { name: 'enable-secrets', type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
+  LOG_LEVEL_OPTION,
+  { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
 ];
 
 export function controllerOptions(kinds: readonly AnyKind[]): OptionSpec[] {
@@ -31,16 +31,15 @@ export function controllerOptions(kinds: readonly AnyKind[]): OptionSpec[] {
 }
 
 /** `cdk8s-operators controller`: runs until SIGTERM or SIGINT, then stops gracefully. */
-export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[]): Promise<number> {
+export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[], out: (text: string) => void): Promise<number> {
   const specs = controllerOptions(allKinds);
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${helpText('cdk8s-operators controller', specs)}\n`);
+  const command = specCommand('cdk8s-operators controller', 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs);
+  const parsed = parseCommandLine(command, specs, args, env);
+  if (!parsed) {
+    out(helpOf(command));
     return 0;
   }
-  const options = parseOptions(specs, args, env);
-  if (!LOG_LEVELS.includes(options['log-level'] as LogLevel)) {
-    throw new OptionError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got "${String(options['log-level'])}"`);
-  }
+  const options = parsed.values;
   const log = createLogger({ level: options['log-level'] as LogLevel });
   const kinds = selectKinds(allKinds, options);
   const metrics = new Metrics();
@@ -94,6 +93,6 @@ function selectKinds(kinds: readonly AnyKind[], options: OptionValues): AnyKind[
   const wanted = options.kinds as string[] | undefined;
   if (!wanted?.length) return [...kinds];
   const unknown = wanted.filter((w) => !kinds.some((k) => k.plural === w));
-  if (unknown.length) throw new Error(`--kinds: unknown kind(s) ${unknown.join(', ')}; expected some of ${kinds.map((k) => k.plural).join(', ')}`);
+  if (unknown.length) throw new UserError(`--kinds: unknown kind(s) ${unknown.join(', ')}; expected some of ${kinds.map((k) => k.plural).join(', ')}`);
   return kinds.filter((k) => wanted.includes(k.plural));
 }

@@ -3,6 +3,7 @@ import { createdOnly, keptOnDelete } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
+import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
@@ -127,7 +128,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 /** The parts of related collections this resource reads, for the shared watches. */
 function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
   return (ctx.kind.controller?.watches ?? [])
-    .filter((watch) => watch.queries && (!watch.optIn || ctx.options[`enable-${watch.optIn}`]))
+    .filter((watch) => watch.queries && optedIn(watch.optIn, ctx.options))
     .flatMap((watch) => watch.queries!(resource).map((query) => ({ collection: watch, query })));
 }
 

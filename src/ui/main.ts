@@ -1,37 +1,38 @@
 import { loadKubeConnection } from '../kube/kubeconfig';
-import { helpText, OptionError, OptionSpec, parseOptions } from '../runtime/config';
-import { createLogger, LogLevel } from '../runtime/log';
+import { UserError } from '../core/errors';
+import { helpOf, KUBECONFIG_OPTION, OptionSpec, parseCommandLine, specCommand } from '../runtime/config';
+import { createLogger, LOG_LEVEL_OPTION, LogLevel } from '../runtime/log';
 import { Identities } from './acting-as';
 import { buildUiServer } from './server';
 
 export const UI_OPTIONS: readonly OptionSpec[] = [
-  { name: 'kubeconfig', type: 'string', description: 'A kubeconfig file; without it, the Pod\u2019s service account in a cluster, else $KUBECONFIG or ~/.kube/config.' },
+  KUBECONFIG_OPTION,
   { name: 'namespace', type: 'list', description: 'Show and change guitars in these namespaces only; all by default.' },
   { name: 'port', type: 'integer', min: 0, default: '8080', description: 'Port of the page (and /healthz, /readyz); 0 picks a free one.' },
   { name: 'host', type: 'string', default: '0.0.0.0', description: 'Address to listen on.' },
   { name: 'user-header', type: 'string', description: 'Act as the user an authenticating proxy names in this header (e.g. X-Forwarded-User), through impersonation; requests without it are refused.' },
   { name: 'trust-proxy', type: 'boolean', default: 'false', description: 'Believe X-Forwarded-Proto and X-Forwarded-Host from a proxy in front (the CSRF cookie becomes Secure behind TLS; changes must come from the public host).' },
-  { name: 'log-level', type: 'string', default: 'info', description: 'debug, info, warn or error.' },
+  LOG_LEVEL_OPTION,
 ];
 
-const LOG_LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const HEADER_NAME = /^[A-Za-z0-9-]+$/;
 
 /** `cdk8s-operators ui`: serves the guitar page until SIGTERM or SIGINT. */
-export async function runUi(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${helpText('cdk8s-operators ui', UI_OPTIONS)}\n`);
+export async function runUi(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
+  const command = specCommand('cdk8s-operators ui', 'Serves the guitar web page until SIGTERM or SIGINT.', UI_OPTIONS);
+  const parsed = parseCommandLine(command, UI_OPTIONS, args, env);
+  if (!parsed) {
+    out(helpOf(command));
     return 0;
   }
-  const options = parseOptions(UI_OPTIONS, args, env);
+  const options = parsed.values;
   const level = options['log-level'] as LogLevel;
-  if (!LOG_LEVELS.includes(level)) throw new OptionError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
   const namespaces = (options.namespace as string[] | undefined) ?? [];
   const bad = namespaces.find((ns) => !DNS_LABEL.test(ns));
-  if (bad !== undefined) throw new OptionError(`--namespace: expected namespace names (lowercase letters, digits and -), got "${bad}"`);
+  if (bad !== undefined) throw new UserError(`--namespace: expected namespace names (lowercase letters, digits and -), got "${bad}"`);
   const userHeader = options['user-header'] as string | undefined;
-  if (userHeader !== undefined && !HEADER_NAME.test(userHeader)) throw new OptionError(`--user-header: expected an HTTP header name like X-Forwarded-User, got "${userHeader}"`);
+  if (userHeader !== undefined && !HEADER_NAME.test(userHeader)) throw new UserError(`--user-header: expected an HTTP header name like X-Forwarded-User, got "${userHeader}"`);
 
   const log = createLogger({ level, base: { component: 'ui' } });
   const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);

@@ -161,8 +161,10 @@ describe('cdk8s-operators diff against a live cluster', () => {
   });
 
   it.each([
-    ['no input', [], /^cdk8s-operators diff: diff needs -f <file> \(or a folder, or - for standard input\) or --dist <dir>$/],
-    ['an unknown flag', ['--bogus'], /^cdk8s-operators diff: unknown option '--bogus'$/],
+    ['no input', [], /^cdk8s-operators diff: needs -f <file> \(or a folder, or - for standard input\) or --dist <dir>$/],
+    ['an unknown flag', ['--bogus'], /^cdk8s-operators diff: unknown flag --bogus; see --help$/],
+    ['a misspelt flag', ['--dst', 'dist'], /^cdk8s-operators diff: unknown flag --dst \(did you mean --dist\?\); see --help$/],
+    ['a stray argument', ['-f', '-', 'extra'], /^cdk8s-operators diff: unexpected argument "extra"/],
     ['a missing kubeconfig', ['-f', '-', '--kubeconfig', '/nonexistent/kubeconfig'], /^cdk8s-operators diff: cannot load the kubeconfig \/nonexistent\/kubeconfig: ENOENT/],
     ['a dist folder without kustomization.yaml', ['--dist', '/nonexistent'], /^cdk8s-operators diff: cannot read \/nonexistent\/kustomization\.yaml: ENOENT/],
   ])('refuses %s with exit code 2', (_what, args, message) => {
@@ -178,7 +180,7 @@ describe('cdk8s-operators diff against a live cluster', () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `cdk8s-operators diff: standard input: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ${KINDS_LISTED}`,
+      `cdk8s-operators diff: standard input: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
     );
   });
 });

@@ -58,7 +58,7 @@ describe('cdk8s-operators render', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/^cdk8s-operators: /);
+    expect(stderr).toMatch(/^cdk8s-operators render: /);
     expect(stderr).toMatch(message);
   });
 
@@ -66,22 +66,31 @@ describe('cdk8s-operators render', () => {
     const path = fileWith('second-bad.yaml', `${exchangeRate('{currency: CHF}')}---\n${exchangeRate('{currency: CHF, refreshInterval: 10s}')}`);
     const { code, stderr } = render(path);
     expect(code).toBe(1);
-    expect(stderr).toBe(`cdk8s-operators: ${path} (document 2): ExchangeRate chf is invalid: spec.refreshInterval: refreshInterval must be at least 60s`);
+    expect(stderr).toBe(`cdk8s-operators render: ${path} (document 2): ExchangeRate chf is invalid: spec.refreshInterval: refreshInterval must be at least 60s`);
   });
 
   it('says which file it cannot read', () => {
     const { code, stderr } = render(join(dir, 'missing.yaml'));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^cdk8s-operators: cannot read .*missing\.yaml: ENOENT/);
+    expect(stderr).toMatch(/^cdk8s-operators render: cannot read .*missing\.yaml: ENOENT/);
   });
 
-  it('asks for -f and rejects unknown commands', () => {
-    const noFile = spawnSync(process.execPath, [bin, 'render'], { encoding: 'utf8' });
-    expect([noFile.status, noFile.stderr.trim()]).toEqual([1, 'cdk8s-operators: render needs -f <file> (or -f - for standard input)']);
-    const unknown = spawnSync(process.execPath, [bin, 'deploy'], { encoding: 'utf8' });
-    expect([unknown.status, unknown.stderr.trim()]).toEqual([1, 'cdk8s-operators: unknown command "deploy"; see cdk8s-operators --help']);
+  it('asks for -f, rejects unknown commands and flags, and lists every command in --help', () => {
+    const run = (...args: string[]) => {
+      const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+      return [result.status, result.stderr.trim()];
+    };
+    expect(run('render')).toEqual([1, 'cdk8s-operators render: needs -f <file> (or -f - for standard input)']);
+    expect(run('render', '-f')).toEqual([1, 'cdk8s-operators render: --file: missing value']);
+    expect(run('render', '--file=x.yaml', '--bogus')).toEqual([1, 'cdk8s-operators render: unknown flag --bogus; see --help']);
+    expect(run('deploy')).toEqual([1, 'cdk8s-operators: unknown command "deploy"; see cdk8s-operators --help']);
+    expect(run('rendr')).toEqual([1, 'cdk8s-operators: unknown command "rendr" (did you mean render?); see cdk8s-operators --help']);
+    expect(run('--verbose')).toEqual([1, 'cdk8s-operators: unknown flag --verbose; see cdk8s-operators --help']);
     const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('render -f <file>');
+    expect(help.stdout).toMatch(/^usage: cdk8s-operators <command> \[options\]\n/);
+    for (const command of ['controller', 'render', 'diff', 'ui']) expect(help.stdout).toMatch(new RegExp(`\\n  ${command} +\\S`));
+    const renderHelp = spawnSync(process.execPath, [bin, 'render', '--help'], { encoding: 'utf8' });
+    expect([renderHelp.status, renderHelp.stdout]).toEqual([0, expect.stringContaining('-f, --file <file>')]);
   });
 });

@@ -10,24 +10,48 @@ import { KINDS } from '../../src/kinds';
 const LIB = join(__dirname, '..', '..', 'lib');
 const HEAVY = ['cdk8s', 'cdk8s-plus-27', 'constructs', 'axios', 'yaml'];
 
-/** Runs `body` in a fresh Node with the kinds and the runtime loaded; returns what it printed as JSON. */
-function inFreshProcess(body: string): { packages: string[]; constructs: string[] } {
+/** What a fresh Node holds once `body` ran: the packages and the kinds' constructs it loaded, and what `body` printed (its JSON). */
+function loadedAfter(body: string): { packages: string[]; constructs: string[]; printed: string } {
   const script = `
-    const { KINDS } = require(${JSON.stringify(join(LIB, 'src', 'kinds'))});
-    require(${JSON.stringify(join(LIB, 'src', 'runtime', 'main'))});
-    ${body}
-    const loaded = Object.keys(require.cache);
-    const packages = [...new Set(loaded.flatMap((f) => f.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)/)?.[1] ?? []))];
-    const constructs = loaded.filter((f) => /kinds\\/[^/]+\\/constructs\\.js$/.test(f)).map((f) => f.split('/').at(-2));
-    process.stdout.write(JSON.stringify({ packages, constructs }));`;
+    const printed = [];
+    const report = () => {
+      const loaded = Object.keys(require.cache);
+      const packages = [...new Set(loaded.flatMap((f) => f.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)/)?.[1] ?? []))];
+      const constructs = loaded.filter((f) => /kinds\\/[^/]+\\/constructs\\.js$/.test(f)).map((f) => f.split('/').at(-2));
+      process.stdout.write(JSON.stringify({ packages, constructs, printed: printed.join('\\n') }));
+    };
+    Promise.resolve().then(async () => { ${body} }).then(report);`;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
 }
 
+/** The real entry point (the image runs `cdk8s-operators controller`), as bin/cdk8s-operators calls it. */
+const cli = (args: string[]) => `
+  const { main } = require(${JSON.stringify(join(LIB, 'src', 'cli'))});
+  await main(${JSON.stringify(args)}, (t) => printed.push(t), (t) => printed.push(t));`;
+
+/** Runs `body` in a fresh Node with the kinds loaded. */
+function inFreshProcess(body: string): { packages: string[]; constructs: string[] } {
+  return loadedAfter(`const { KINDS } = require(${JSON.stringify(join(LIB, 'src', 'kinds'))}); ${body}`);
+}
+
 describe('constructs load at their first use', () => {
-  it('the kinds and the controller load without cdk8s, any kind\u2019s constructs, axios or yaml', () => {
-    const { packages, constructs } = inFreshProcess('');
+  it('cdk8s-operators controller starts without cdk8s, any kind\u2019s constructs, axios or yaml', () => {
+    const { packages, constructs, printed } = loadedAfter(cli(['controller', '--help']));
+    expect(printed).toContain('--workers');
     expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
     expect(constructs).toEqual([]);
+    // A bad option is reported by the same entry point, as lightly.
+    const bad = loadedAfter(cli(['controller', '--workers=many']));
+    expect(bad.printed).toBe('cdk8s-operators controller: --workers: expected a positive integer, got "many"');
+    expect(bad.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+  });
+
+  it('cdk8s-operators --help and the UI\u2019s --help load neither the kinds nor cdk8s', () => {
+    for (const args of [['--help'], ['ui', '--help']]) {
+      const { packages, constructs } = loadedAfter(cli(args));
+      expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+      expect(constructs).toEqual([]);
+    }
   });
 
   it.each(KINDS.map((k) => [k.kind, KINDS.indexOf(k)]))('rendering one %s loads its own constructs and no other kind\u2019s', (_kind, index) => {

@@ -175,6 +175,6 @@ describe('the controller process', () => {
     expect(help.stdout).toContain('EXCHANGE_RATE_URL');
     const bad = spawnSync(process.execPath, [bin, 'controller', '--workers', 'many'], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
-    expect(bad.stderr.trim()).toBe('cdk8s-operators: --workers: expected a positive integer, got "many"');
+    expect(bad.stderr.trim()).toBe('cdk8s-operators controller: --workers: expected a positive integer, got "many"');
   });
 });

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'cdk8s';
-import { InstancesError, loadInstances } from '../../src/gitops/instances';
+import { UserError } from '../../src/core/errors';
+import { loadInstances } from '../../src/gitops/instances';
 import { KINDS } from '../../src/kinds';
 import { buildApp, exampleInstances, kustomization, previews } from '../../src/main';
 import { KINDS_LISTED, KINDS_WITH_EXAMPLES } from '../support/kinds';
@@ -28,7 +29,7 @@ function problemsOf(dir: string, base = dir): string[] {
   try {
     loadInstances({ dir, root: base, kinds: KINDS, loadModule });
   } catch (err) {
-    if (err instanceof InstancesError) return [...err.problems];
+    if (err instanceof UserError) return [...err.problems];
     throw err;
   }
   throw new Error('expected the instances to be refused');

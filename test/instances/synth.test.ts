@@ -89,7 +89,9 @@ describe('npm run synth with a team\u2019s resources', () => {
 
   it('explains its flags and refuses unknown ones and a missing folder', () => {
     expect(spawnSync('bash', [join(root, 'scripts', 'synth.sh'), '--help'], { encoding: 'utf8' }).stdout).toContain('--helm-instances');
-    expect(synth('--bogus')).toEqual({ code: 2, stderr: 'synth: unknown option --bogus (see --help)' });
+    expect(synth('--bogus')).toEqual({ code: 1, stderr: 'synth: unknown flag --bogus; see --help' });
+    expect(synth('--secret-copy=yes')).toEqual({ code: 1, stderr: 'synth: --secret-copy: expected true or false, got "yes"' });
+    expect(synth('a', 'b')).toEqual({ code: 1, stderr: 'synth: unexpected argument "b": options are written --name=value (see --help)' });
     expect(synth('--instances', '/nonexistent/folder', '--output', mkdtempSync(join(tmpdir(), 'synth-none-')))).toEqual({
       code: 1,
       stderr: "synth: cannot read the instances folder /nonexistent/folder: ENOENT: no such file or directory, scandir '/nonexistent/folder'",

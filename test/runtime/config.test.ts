@@ -1,4 +1,5 @@
-import { envName, helpText, OptionError, OptionSpec, parseOptions } from '../../src/runtime/config';
+import { UserError } from '../../src/core/errors';
+import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from '../../src/runtime/config';
 
 const SPECS: readonly OptionSpec[] = [
   { name: 'exchange-rate-url', description: 'Where rates come from.', type: 'string', default: 'https://rates.example/v1' },
@@ -9,14 +10,19 @@ const SPECS: readonly OptionSpec[] = [
   { name: 'namespaces', description: 'Namespaces to watch; empty for all.', type: 'list' },
   { name: 'api-token', description: 'Token for the rates API.', type: 'string' },
   { name: 'secret-rotation', description: 'How often to rotate.', type: 'duration', default: '24h' },
+  { name: 'log-level', description: 'How much to log.', type: 'string', default: 'info', choices: ['debug', 'info'] },
 ];
 
+/** The values, or { help: true } when parseCommandLine says the help was asked for. */
+function parseOptions(specs: readonly OptionSpec[], argv: string[], env: Record<string, string | undefined>): OptionValues {
+  return parseCommandLine(specCommand('test', '', specs), specs, argv, env)?.values ?? { help: true };
+}
 const parse = (argv: string[], env: Record<string, string | undefined> = {}) => parseOptions(SPECS, argv, env);
 const failure = (argv: string[], env: Record<string, string | undefined> = {}) => {
   try {
     parse(argv, env);
   } catch (err) {
-    expect(err).toBeInstanceOf(OptionError);
+    expect(err).toBeInstanceOf(UserError);
     return (err as Error).message;
   }
   throw new Error(`expected ${JSON.stringify({ argv, env })} to fail`);
@@ -26,6 +32,7 @@ describe('envName', () => {
   it('upper-cases and turns dashes into underscores', () => {
     expect(envName('exchange-rate-url')).toBe('EXCHANGE_RATE_URL');
     expect(envName('workers')).toBe('WORKERS');
+    expect(envName('secret-copy', 'CDK8S_OPERATORS_')).toBe('CDK8S_OPERATORS_SECRET_COPY');
   });
 });
 
@@ -40,6 +47,7 @@ describe('parseOptions', () => {
       namespaces: undefined,
       'api-token': undefined,
       'secret-rotation': 86_400_000,
+      'log-level': 'info',
     });
   });
 
@@ -53,6 +61,22 @@ describe('parseOptions', () => {
     expect(parse(['--leader-elect=TRUE'])['leader-elect']).toBe(true);
     expect(parse([], { LEADER_ELECT: 'true' })['leader-elect']).toBe(true);
     expect(parse(['--leader-elect=false'], { LEADER_ELECT: 'true' })['leader-elect']).toBe(false);
+    expect(parse(['--leader-elect', 'false', '--workers=3'])).toMatchObject({ 'leader-elect': false, workers: 3 });
+    expect(parse(['--leader-elect', '--workers=3'])).toMatchObject({ 'leader-elect': true, workers: 3 });
+  });
+
+  it('takes one of the choices of a string', () => {
+    expect(parse(['--log-level=debug'])['log-level']).toBe('debug');
+    expect(parse([], { LOG_LEVEL: 'debug' })['log-level']).toBe('debug');
+  });
+
+  it('reads only the environment it is given, not the process’s', () => {
+    process.env.WORKERS = '7';
+    try {
+      expect(parse([], {}).workers).toBe(2);
+    } finally {
+      delete process.env.WORKERS;
+    }
   });
 
   it('parses durations like Go: units ms, s, m, h, combined and fractional, and a bare 0', () => {
@@ -90,7 +114,9 @@ describe('parseOptions', () => {
 
     it('names a flag without its value and what was expected', () => {
       expect(failure(['--workers'])).toBe('--workers: missing value (expected a positive integer)');
-      expect(failure(['--resync', '--workers=2'])).toBe('--resync: missing value (expected a duration like 500ms, 30s, 5m or 1h30m)');
+      expect(failure(['--api-token'])).toBe('--api-token: missing value (expected a string)');
+      // As in every commander program, a value may start with a dash (--offset -1): the next argument is the value.
+      expect(failure(['--resync', '--workers=2'])).toBe('--resync: expected a duration like 500ms, 30s, 5m or 1h30m, got "--workers=2"');
     });
 
     it('names the flag or variable, what was expected and what was given, for every type', () => {
@@ -104,10 +130,14 @@ describe('parseOptions', () => {
       expect(failure(['--resync=10'])).toBe('--resync: expected a duration like 500ms, 30s, 5m or 1h30m, got "10"');
       expect(failure([], { RESYNC: '5 minutes' })).toBe('RESYNC: expected a duration like 500ms, 30s, 5m or 1h30m, got "5 minutes"');
       expect(failure(['--resync=-5s'])).toBe('--resync: expected a duration like 500ms, 30s, 5m or 1h30m, got "-5s"');
+      expect(failure(['--log-level=loud'])).toBe('--log-level: expected one of debug, info, got "loud"');
+      expect(failure([], { LOG_LEVEL: 'loud' })).toBe('LOG_LEVEL: expected one of debug, info, got "loud"');
     });
 
-    it('names an unexpected positional argument, e.g. a value after a bare boolean flag', () => {
-      expect(failure(['--leader-elect', 'true'])).toBe('unexpected argument "true": options are written --name=value (see --help)');
+    it('names an unexpected positional argument', () => {
+      expect(failure(['--workers=3', 'stray'])).toBe('unexpected argument "stray": options are written --name=value (see --help)');
+      // A bare boolean flag takes the next argument only when it is true or false.
+      expect(failure(['--leader-elect', 'yes'])).toBe('unexpected argument "yes": options are written --name=value (see --help)');
     });
 
     it('names a bad default as the default, so a programming error is told apart from a user error', () => {
@@ -124,42 +154,30 @@ describe('parseOptions', () => {
   });
 });
 
-describe('helpText', () => {
+describe('help', () => {
+  const help = () => helpOf(specCommand('cdk8s-operators controller', 'Runs the controller.', SPECS));
+
   it('lists every option with its variable, type, default and description', () => {
-    const text = helpText('cdk8s-operators controller', SPECS);
-    expect(text).toBe(
-      [
-        'usage: cdk8s-operators controller [options]',
-        '',
-        'Every option can also be set by the environment variable shown; a flag beats the variable, which beats the default.',
-        '',
-        '  --exchange-rate-url=<string>',
-        '      Where rates come from.',
-        '      env EXCHANGE_RATE_URL; a string; default "https://rates.example/v1"',
-        '  --workers=<integer>',
-        '      Resources reconciled in parallel.',
-        '      env WORKERS; a positive integer; default "2"',
-        '  --health-port=<integer>',
-        '      Port of /healthz, /readyz and /metrics.',
-        '      env HEALTH_PORT; a non-negative integer; default "8080"',
-        '  --leader-elect[=true|false]',
-        '      Run leader election.',
-        '      env LEADER_ELECT; true or false; default "false"',
-        '  --resync=<duration>',
-        '      How often every resource is reconciled anyway.',
-        '      env RESYNC; a duration like 500ms, 30s, 5m or 1h30m; default "10m"',
-        '  --namespaces=<list>',
-        '      Namespaces to watch; empty for all.',
-        '      env NAMESPACES; a comma-separated list; no default',
-        '  --api-token=<string>',
-        '      Token for the rates API.',
-        '      env API_TOKEN; a string; no default',
-        '  --secret-rotation=<duration>',
-        '      How often to rotate.',
-        '      env SECRET_ROTATION; a duration like 500ms, 30s, 5m or 1h30m; default (hidden)',
-        '  -h, --help',
-        '      Show this help.',
-      ].join('\n'),
-    );
+    const text = help();
+    expect(text).toMatch(/^usage: cdk8s-operators controller \[options\]\n\nRuns the controller\.\n\noptions:\n/);
+    expect(text).toContain('Every option can also be set by the environment variable shown; a flag beats the variable, which beats the default.');
+    const line = (flag: string) => text.slice(text.indexOf(flag)).split(/\n {2}-/)[0].replace(/\s+/g, ' ');
+    expect(line('--exchange-rate-url <string>')).toBe('--exchange-rate-url <string> Where rates come from. (a string) (default: "https://rates.example/v1", env: EXCHANGE_RATE_URL)');
+    expect(line('--workers <integer>')).toBe('--workers <integer> Resources reconciled in parallel. (a positive integer) (default: "2", env: WORKERS)');
+    expect(line('--health-port <integer>')).toContain('(a non-negative integer) (default: "8080", env: HEALTH_PORT)');
+    expect(line('--leader-elect [boolean]')).toContain('(true or false) (default: "false", env: LEADER_ELECT)');
+    expect(line('--resync <duration>')).toContain('(a duration like 500ms, 30s, 5m or 1h30m) (default: "10m", env: RESYNC)');
+    expect(line('--namespaces <list>')).toContain('(a comma-separated list) (env: NAMESPACES)');
+    expect(line('--log-level <string>')).toContain('(choices: "debug", "info", default: "info", env: LOG_LEVEL)');
+    expect(line('-h, --help')).toMatch(/^-h, --help show this help /);
+  });
+
+  it('never shows the default of a secret option', () => {
+    expect(help().slice(help().indexOf('--secret-rotation')).replace(/\s+/g, ' ')).toContain('(default: (hidden), env: SECRET_ROTATION)');
+    expect(help()).not.toContain('24h');
+  });
+
+  it('is asked for by parseCommandLine with undefined', () => {
+    expect(parseCommandLine(specCommand('x', '', SPECS), SPECS, ['--workers=many', '--help'], {})).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { GuitarUi } from '../../bundle/ui';
 import { AnyKind } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
+import { SECRET_COPY } from '../../core/secret-copy';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
 export interface OperatorVariant {
@@ -84,7 +85,7 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
   // The flags the values add; the others are the bundle's, as its Secret-less variant has them.
   const flags = helm.listItems([
     '{{- if .Values.secretCopy }}',
-    '- --enable-secrets',
+    `- --${SECRET_COPY.controllerOption}`,
     '{{- end }}',
     '{{- with .Values.kinds }}',
     '- --kinds={{ join "," . }}',

@@ -1,4 +1,5 @@
 import { CacheReader, CustomResource, KindController, ObservationError, Query } from '../../core/kind';
+import { optedIn, SECRET_COPY } from '../../core/secret-copy';
 import { CopyratorSpec, CopyratorStatus } from './api';
 import { isCopyable, SourceObject } from './sources';
 import { sourceNamespaces, targetNamespaces } from './namespaces';
@@ -33,13 +34,13 @@ export const copyratorController: KindController<CopyratorSpec, CopyratorStatus,
     // Any namespace change may add or remove targets of every rule: namespaces are few, watch them whole.
     NAMESPACES,
     { apiGroup: '', resource: 'configmaps', queries: (rule) => (rule.spec.ruleType === 'configmap' ? sourceQueries(rule) : []) },
-    { apiGroup: '', resource: 'secrets', optIn: 'secrets', queries: (rule) => (rule.spec.ruleType === 'secret' ? sourceQueries(rule) : []) },
+    { apiGroup: '', resource: 'secrets', optIn: SECRET_COPY.optIn, queries: (rule) => (rule.spec.ruleType === 'secret' ? sourceQueries(rule) : []) },
   ],
   observer:
     ({ options, caches }) =>
     async (rule) => {
-      if (rule.spec.ruleType === 'secret' && !options['enable-secrets']) {
-        const message = 'this install does not copy Secrets: install with Secret copying enabled (RBAC) and run the controller with --enable-secrets';
+      if (rule.spec.ruleType === 'secret' && !optedIn(SECRET_COPY.optIn, options)) {
+        const message = `this install does not copy Secrets: install with Secret copying enabled (RBAC) and run the controller with --${SECRET_COPY.controllerOption}`;
         throw new ObservationError('SecretCopyingDisabled', message, false);
       }
       return observe(caches, rule);

@@ -1,4 +1,5 @@
 import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
+import { SECRET_COPY } from '../../core/secret-copy';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
 import { copyratorController, CopyratorObservation } from './controller';
 import { layoutRules, specOfRule } from './layout';
@@ -33,7 +34,7 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   finalizer: 'test.com/copies',
   manages: [
     { apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS },
-    { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: 'secrets' },
+    { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: SECRET_COPY.optIn },
     { apiGroup: '', resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
   ],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).copyratorConstructs, { example: true }),

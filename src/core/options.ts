@@ -1,0 +1,20 @@
+/**
+ * An option of a command, declared: the engine's controller options, each kind's own
+ * (KindController.options), the UI's, synth's and the benchmarks'. src/runtime/config.ts
+ * parses them (on commander); the declaration lives here so that a kind names it without
+ * reaching into the runtime.
+ */
+export interface OptionSpec {
+  /** The flag without --, in kebab-case; its variable is the same in upper snake case (workers: WORKERS). */
+  readonly name: string;
+  /** One line for --help. */
+  readonly description: string;
+  /** duration gives milliseconds ("90s", "5m", "1h30m"); list gives the comma-separated items. */
+  readonly type: 'string' | 'integer' | 'boolean' | 'duration' | 'list';
+  /** The value when neither flag nor variable is given, written as a user would write it. Default: none (undefined). */
+  readonly default?: string;
+  /** integer only: the smallest value taken. Default: 1 (a count of workers or seconds is positive); use 0 for a port that may be "any". */
+  readonly min?: number;
+  /** string only: the values taken, listed in --help and in the error. */
+  readonly choices?: readonly string[];
+}
