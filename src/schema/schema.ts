@@ -25,6 +25,7 @@ export interface OpenApiSchema {
   minProperties?: number;
   default?: unknown;
   'x-kubernetes-int-or-string'?: true;
+  'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-validations'?: { rule: string; message: string; fieldPath?: string; reason?: string }[];
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
