@@ -40,7 +40,8 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
     const legacy = servedLegacy(exchangeRate, outcome);
     return {
       ...(quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: metaTime(new Date(quote.fetchedAt)) } : {}) } : {}),
-      ...(legacy ? { legacyConfigMap: legacy } : {}),
+      // Once it is gone, null removes the field (status is merge-patched); only while it is there, so status settles.
+      ...(legacy ? { legacyConfigMap: legacy } : exchangeRate.status?.legacyConfigMap ? { legacyConfigMap: null as unknown as undefined } : {}),
     };
   },
   events: (exchangeRate, _quote, outcome) => {
