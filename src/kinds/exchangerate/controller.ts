@@ -12,6 +12,9 @@ export const DEFAULT_PROVIDER_URL = 'https://api.frankfurter.app';
 /** A quote and when it was fetched, in epoch ms (one fetch serves every ExchangeRate asking for the pair). */
 export type ObservedQuote = Quote & { readonly fetchedAt?: number };
 
+/** An Event's reason, not a Ready reason: Ready stays True while the original's ConfigMap is kept. */
+const LEGACY_CONFIGMAP_EVENT = 'LegacyConfigMap';
+
 /** The original operator's ConfigMap, when this reconcile kept it up to date (it exists and is this ExchangeRate's). */
 function servedLegacy(exchangeRate: CustomResource<ExchangeRateSpec, ExchangeRateStatus>, outcome: ReconcileOutcome): string | undefined {
   const legacy = legacyConfigMapName(exchangeRate);
@@ -51,7 +54,7 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
     const message =
       `ConfigMap ${legacy}, which the original operator created for this ExchangeRate, is kept up to date beside ${ours}: ` +
       `point Pods at ${ours}, then delete ${legacy} (it is never created again)`;
-    return [{ type: 'Warning', reason: 'LegacyConfigMap', message }];
+    return [{ type: 'Warning', reason: LEGACY_CONFIGMAP_EVENT, message }];
   },
   // A provider that is down or answers nonsense: the published rate grows old until someone acts.
   failureReasons: PROVIDER_FAILURES,
