@@ -11,11 +11,15 @@ export interface StringOrListOptions {
 /**
  * One string or a non-empty list of them, as older manifests wrote a field both ways.
  *
- * A structural CRD schema cannot declare two types, so the node declares none
- * (`x-kubernetes-preserve-unknown-fields`) and carries both shapes' validations: OpenAPI
- * applies the string keywords (pattern, maxLength) only to a string and the list keywords
- * (items, minItems, maxItems) only to a list, and a constant-cost CEL rule refuses every other
- * type naming the field. The controller's check below says the same.
+ * A structural CRD schema cannot declare two types, nor a type inside anyOf, and a CEL rule
+ * cannot sit on a node without a type (the API server has no CEL type for it). So the node
+ * declares none (`x-kubernetes-preserve-unknown-fields`) and carries both shapes'
+ * validations, which OpenAPI applies by the value's own type: the string keywords (pattern,
+ * length) to a string, the list keywords (items, minItems, maxItems) to a list. Every other
+ * type is refused by keywords no value of it can pass: a number is never both at most 0 and
+ * at least 1, a map never has both at most 0 and at least 1 field, and a boolean is in
+ * [true, false]. The API server's words for those three are generic, but name the field;
+ * the controller's check below says what was expected.
  */
 export class StringOrListSchema<T extends string> extends Schema<T | T[]> {
   readonly openApi: OpenApiSchema;
@@ -32,7 +36,11 @@ export class StringOrListSchema<T extends string> extends Schema<T | T[]> {
       items: item.openApi,
       minItems: 1,
       maxItems: options.maxItems,
-      'x-kubernetes-validations': [{ rule: 'type(self) == string || type(self) == list', message: this.expected }],
+      maximum: 0,
+      minimum: 1,
+      maxProperties: 0,
+      minProperties: 1,
+      not: { enum: [true, false] },
     };
   }
 

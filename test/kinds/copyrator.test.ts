@@ -76,6 +76,10 @@ describe('CopyratorRule layouts', () => {
     const legacy = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' };
     expect(validateResource(copyratorKind, legacy)).toEqual({ ok: true, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } });
   });
+  it('refuses a top-level namespace beside spec in the controller, which the API server\u2019s CEL cannot see (untyped), rather than drop it', () => {
+    const both = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, spec: { ruleType: 'configmap', selector: { a: 'b' } }, namespace: ['x'] };
+    expect(validateResource(copyratorKind, both)).toEqual({ ok: false, errors: [{ field: 'spec', message: 'use spec or the top-level fields (ruleType, selector, namespace, namespaces), not both' }] });
+  });
   it('reads a clone\u2019s namespace list at the top level as it is', () => {
     const clone = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] };
     expect(validateResource(copyratorKind, clone)).toEqual({ ok: true, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] } });

@@ -27,6 +27,8 @@ export const validationCases: ValidationCases = {
     { name: 'no selector', body: { spec: { ruleType: 'configmap' } }, field: 'spec.selector' },
     { name: 'a namespace with capitals', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: 'Prod' } }, field: 'spec.namespace' },
     { name: 'a number for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: 42 } }, field: 'spec.namespace' },
+    { name: 'a boolean for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: true } }, field: 'spec.namespace' },
+    { name: 'an empty map for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: {} } }, field: 'spec.namespace' },
     { name: 'a map for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: { name: 'x' } } }, field: 'spec.namespace' },
     { name: 'an empty namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: '' } }, field: 'spec.namespace' },
     { name: 'an empty list for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: [] } }, field: 'spec.namespace' },
