@@ -105,11 +105,32 @@ export interface RegistryMirrorSpec {
   readonly credentialsSecret?: string;
 
   /**
+   * Another registry host (with an optional port) images may name to pull through this mirror, e.g. local.docker.io: every node’s containerd resolves it to the mirror, and to the upstream when the mirror does not answer. Default, as the original: mirror-<upstreamUrl>.
+   *
+   * @schema RegistryMirrorSpec#masqueradeUrl
+   */
+  readonly masqueradeUrl?: string;
+
+  /**
+   * The PriorityClass of the mirror’s pods (the cache and the node configuration); it must exist.
+   *
+   * @schema RegistryMirrorSpec#priorityClass
+   */
+  readonly priorityClass?: string;
+
+  /**
    * The registry to mirror: its host and an optional port, such as registry-1.docker.io or myregistry.example:5000, without a scheme or a path. The mirror always reaches it over HTTPS.
    *
    * @schema RegistryMirrorSpec#upstreamUrl
    */
   readonly upstreamUrl: string;
+
+  /**
+   * The template of the claim the cache is kept on (size 10Gi by default).
+   *
+   * @schema RegistryMirrorSpec#volumeClaimTemplate
+   */
+  readonly volumeClaimTemplate?: RegistryMirrorSpecVolumeClaimTemplate;
 }
 
 /**
@@ -120,7 +141,196 @@ export function toJson_RegistryMirrorSpec(obj: RegistryMirrorSpec | undefined): 
   if (obj === undefined) { return undefined; }
   const result = {
     'credentialsSecret': obj.credentialsSecret,
+    'masqueradeUrl': obj.masqueradeUrl,
+    'priorityClass': obj.priorityClass,
     'upstreamUrl': obj.upstreamUrl,
+    'volumeClaimTemplate': toJson_RegistryMirrorSpecVolumeClaimTemplate(obj.volumeClaimTemplate),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * The template of the claim the cache is kept on (size 10Gi by default).
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplate
+ */
+export interface RegistryMirrorSpecVolumeClaimTemplate {
+  /**
+   * Labels and annotations for the cache claim; its name is always registry-mirror-<name>-cache.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplate#metadata
+   */
+  readonly metadata?: RegistryMirrorSpecVolumeClaimTemplateMetadata;
+
+  /**
+   * The cache claim’s spec: size, storage class and access modes.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplate#spec
+   */
+  readonly spec?: RegistryMirrorSpecVolumeClaimTemplateSpec;
+}
+
+/**
+ * Converts an object of type 'RegistryMirrorSpecVolumeClaimTemplate' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_RegistryMirrorSpecVolumeClaimTemplate(obj: RegistryMirrorSpecVolumeClaimTemplate | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': toJson_RegistryMirrorSpecVolumeClaimTemplateMetadata(obj.metadata),
+    'spec': toJson_RegistryMirrorSpecVolumeClaimTemplateSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Labels and annotations for the cache claim; its name is always registry-mirror-<name>-cache.
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplateMetadata
+ */
+export interface RegistryMirrorSpecVolumeClaimTemplateMetadata {
+  /**
+   * Annotations the cache claim carries, e.g. for a backup tool.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * Labels the cache claim carries beside the operator’s own.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'RegistryMirrorSpecVolumeClaimTemplateMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_RegistryMirrorSpecVolumeClaimTemplateMetadata(obj: RegistryMirrorSpecVolumeClaimTemplateMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * The cache claim’s spec: size, storage class and access modes.
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplateSpec
+ */
+export interface RegistryMirrorSpecVolumeClaimTemplateSpec {
+  /**
+   * How the volume may be mounted; default ReadWriteOnce. Fixed once the claim exists.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateSpec#accessModes
+   */
+  readonly accessModes?: RegistryMirrorSpecVolumeClaimTemplateSpecAccessModes[];
+
+  /**
+   * The resources the claim requests.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateSpec#resources
+   */
+  readonly resources?: RegistryMirrorSpecVolumeClaimTemplateSpecResources;
+
+  /**
+   * The StorageClass of the cache volume; default: the cluster’s default class. Fixed once the claim exists.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateSpec#storageClassName
+   */
+  readonly storageClassName?: string;
+}
+
+/**
+ * Converts an object of type 'RegistryMirrorSpecVolumeClaimTemplateSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_RegistryMirrorSpecVolumeClaimTemplateSpec(obj: RegistryMirrorSpecVolumeClaimTemplateSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'accessModes': obj.accessModes?.map(y => y),
+    'resources': toJson_RegistryMirrorSpecVolumeClaimTemplateSpecResources(obj.resources),
+    'storageClassName': obj.storageClassName,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * An access mode the cache (which writes) can use.
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplateSpecAccessModes
+ */
+export enum RegistryMirrorSpecVolumeClaimTemplateSpecAccessModes {
+  /** ReadWriteOnce */
+  READ_WRITE_ONCE = "ReadWriteOnce",
+  /** ReadWriteOncePod */
+  READ_WRITE_ONCE_POD = "ReadWriteOncePod",
+  /** ReadWriteMany */
+  READ_WRITE_MANY = "ReadWriteMany",
+}
+
+/**
+ * The resources the claim requests.
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplateSpecResources
+ */
+export interface RegistryMirrorSpecVolumeClaimTemplateSpecResources {
+  /**
+   * What the claim requests.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateSpecResources#requests
+   */
+  readonly requests?: RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests;
+}
+
+/**
+ * Converts an object of type 'RegistryMirrorSpecVolumeClaimTemplateSpecResources' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_RegistryMirrorSpecVolumeClaimTemplateSpecResources(obj: RegistryMirrorSpecVolumeClaimTemplateSpecResources | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'requests': toJson_RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests(obj.requests),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What the claim requests.
+ *
+ * @schema RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests
+ */
+export interface RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests {
+  /**
+   * The size of the cache volume, e.g. 20Gi; default 10Gi. It can grow where the StorageClass allows expansion, never shrink.
+   *
+   * @schema RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests#storage
+   */
+  readonly storage?: any;
+}
+
+/**
+ * Converts an object of type 'RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests(obj: RegistryMirrorSpecVolumeClaimTemplateSpecResourcesRequests | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'storage': obj.storage,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});

@@ -69,11 +69,11 @@ export interface CopyratorRuleProps {
   readonly metadata?: ApiObjectMetadata;
 
   /**
-   * The namespace to copy from; defaults to the rule’s own namespace.
+   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
    *
    * @schema CopyratorRule#namespace
    */
-  readonly namespace?: string;
+  readonly namespace?: any;
 
   /**
    * More namespaces to copy from, beside namespace.
@@ -149,11 +149,11 @@ export interface CopyratorRuleSpec {
   readonly excludeNamespaces?: string[];
 
   /**
-   * The namespace to copy from; defaults to the rule’s own namespace.
+   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
    *
    * @schema CopyratorRuleSpec#namespace
    */
-  readonly namespace?: string;
+  readonly namespace?: any;
 
   /**
    * Copy only into namespaces carrying all these labels.

@@ -16,10 +16,19 @@ export const KEEP_ON_DELETE_ANNOTATION = 'cdk8s-operators.io/keep-on-delete';
  */
 export const CREATE_ONLY_ANNOTATION = 'cdk8s-operators.io/create-only';
 
+/**
+ * The child is an object an earlier operator created for this very owner, without the
+ * engine's labels (e.g. with a name it generated): the engine only ever writes it over an
+ * existing object whose ownerReference names the owner (by uid, no other controller), taking
+ * it over; it never creates it, so once someone deletes it, it stays deleted.
+ */
+export const ADOPT_EXISTING_ANNOTATION = 'cdk8s-operators.io/adopt-existing';
+
 type Annotated = { metadata: { annotations?: unknown; [key: string]: unknown } };
 
 export const keptOnDelete = (child: Annotated): boolean => annotation(child, KEEP_ON_DELETE_ANNOTATION) === 'true';
 export const createdOnly = (child: Annotated): boolean => annotation(child, CREATE_ONLY_ANNOTATION) === 'true';
+export const adoptsExisting = (child: Annotated): boolean => annotation(child, ADOPT_EXISTING_ANNOTATION) === 'true';
 
 function annotation(child: Annotated, key: string): string | undefined {
   return (child.metadata.annotations as Record<string, string> | undefined)?.[key];

@@ -13,6 +13,12 @@ export function claims(ownerLabels: Readonly<Record<string, string>>, live: Pick
   return OWNER_LABELS.every((label) => labels[label] === ownerLabels[label]);
 }
 
+/** Whether a live object's ownerReferences name this owner (by uid) and no other controller: made for it, by whichever operator. */
+export function ownedBy(ownerUid: string | undefined, live: Pick<KubeJson, 'metadata'>): boolean {
+  const references = (live.metadata.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
+  return !!ownerUid && references.some((r) => r.uid === ownerUid) && references.every((r) => r.uid === ownerUid || !r.controller);
+}
+
 /** `ConfigMap team-a/settings`, as status, Events and logs name a child. */
 export function describeChild(child: { kind: string; metadata: { name: string; namespace?: string } }): string {
   return `${child.kind} ${objectKey(child)}`;

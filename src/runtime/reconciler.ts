@@ -1,5 +1,5 @@
 import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
-import { createdOnly, keptOnDelete } from '../core/child-policy';
+import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
@@ -11,7 +11,7 @@ import { EventRecorder } from './events';
 import { Logger } from './log';
 import { mapLimited } from './limit';
 import { matches } from './matches';
-import { claims, describeChild } from './ownership';
+import { claims, describeChild, ownedBy } from './ownership';
 import { childState } from './readiness';
 import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
@@ -135,6 +135,8 @@ function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
 /**
  * Applies each rendered child that differs from what is live, except where an object of that
  * name exists that this owner does not manage: that one is left alone and named as a conflict.
+ * A child marked adopt-existing is only written over an object made for this owner (see
+ * ADOPT_EXISTING_ANNOTATION), and skipped when there is none.
  * A child the API server stores differently from its render is applied once per render, and
  * the fields it changed are told in a Warning (see ServerRewrites); a child written too often
  * waits (see WriteBudget).
@@ -143,7 +145,9 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
   const labels = childLabels(ctx.kind, owner);
   const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child) => {
     const live = await liveChild(ctx, child);
-    if (live && !claims(labels, live)) return { conflict: describeChild(child) };
+    if (adoptsExisting(child) && !live) return {};
+    const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
+    if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
     if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(childId(child), child, live))) return { served: live };
     if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
     const heldMs = live ? ctx.budget.waitMs(childId(child)) : 0;

@@ -1,4 +1,5 @@
 import { ArraySchema, ListOptions, MapOptions, MapSchema, ObjectOptions, ObjectSchema, Optional, InferObject } from './composites';
+import { StringOrListOptions, StringOrListSchema } from './string-or-list';
 import { BooleanSchema, IntegerSchema, NumberOptions, QuantitySchema, StringOptions, StringSchema } from './scalars';
 import { DefaultedIf, Schema } from './schema';
 
@@ -17,9 +18,11 @@ export const s = {
   integer: <O extends NumberOptions>(options: O) => new IntegerSchema(options) as IntegerSchema & DefaultedIf<O>,
   boolean: <O extends { description: string; default?: boolean }>(options: O) => new BooleanSchema(options) as BooleanSchema & DefaultedIf<O>,
   quantity: <O extends { description: string; default?: string }>(options: O) => new QuantitySchema(options) as QuantitySchema & DefaultedIf<O>,
+  stringOrList: <T extends string>(item: StringSchema<T>, options: StringOrListOptions) => new StringOrListSchema(item, options),
   array: <T, Input>(items: Schema<T, Input>, options: ListOptions) => new ArraySchema(items, options),
   map: <T, Input>(values: Schema<T, Input>, options: MapOptions) => new MapSchema(values, options),
-  object: <P extends Record<string, Schema<unknown> | Optional<unknown>>>(properties: P, options: ObjectOptions<InferObject<P>>) =>
-    new ObjectSchema(properties, options),
+  object: <P extends Record<string, Schema<unknown> | Optional<unknown>>, O extends ObjectOptions<InferObject<P>>>(properties: P, options: O) =>
+    new ObjectSchema(properties, options) as ObjectSchema<P> & DefaultedIf<O>,
   optional: <T, Input>(schema: Schema<T, Input>) => new Optional(schema),
 };
+export { asList } from './string-or-list';

@@ -13,7 +13,7 @@ export interface OpenApiSchema {
   required?: string[];
   additionalProperties?: OpenApiSchema;
   items?: OpenApiSchema;
-  enum?: readonly (string | number)[];
+  enum?: readonly (string | number | boolean)[];
   pattern?: string;
   format?: string;
   minLength?: number;
@@ -23,8 +23,11 @@ export interface OpenApiSchema {
   minItems?: number;
   maxItems?: number;
   minProperties?: number;
+  maxProperties?: number;
+  not?: Omit<OpenApiSchema, 'description'>;
   default?: unknown;
   'x-kubernetes-int-or-string'?: true;
+  'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-validations'?: { rule: string; message: string; fieldPath?: string; reason?: string }[];
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];

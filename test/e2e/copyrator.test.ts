@@ -157,6 +157,27 @@ describe('CopyratorRule', () => {
     expect((await get<ConfigMapJson>(configMap('team-b', 'one'))).data).toEqual({ n: '1' });
   });
 
+  it('copies from every namespace of a namespace list, as a clone of the original wrote it at the top level and under spec', async () => {
+    for (const ns of ['list-a', 'list-b', 'list-dst']) await objects.apply(namespace(ns));
+    await objects.create(configMap('list-a', 'from-a', { labels: { listed: 'yes' }, data: { from: 'a' } }));
+    await objects.create(configMap('list-b', 'from-b', { labels: { listed: 'yes' }, data: { from: 'b' } }));
+    const clone = rule('list-dst', 'clone', { ruleType: 'configmap', selector: { listed: 'yes' }, namespace: ['list-a', 'list-b'] });
+    await objects.apply(clone);
+    const copied = await waitForCopies(clone, 2 * (await otherNamespaces('list-a')).filter((ns) => ns !== 'list-b').length);
+    expect(copied.status?.conflicts ?? []).toEqual([]);
+    expect((await get<ConfigMapJson>(configMap('list-dst', 'from-a'))).data).toEqual({ from: 'a' });
+    expect((await get<ConfigMapJson>(configMap('list-dst', 'from-b'))).data).toEqual({ from: 'b' });
+    // The sources are no targets of each other.
+    expect(await exists(configMap('list-a', 'from-b'))).toBe(false);
+    await objects.delete(clone);
+    await eventually('the clone rule\u2019s copies to go', async () => ((await exists(configMap('list-dst', 'from-a'))) ? undefined : true));
+
+    const underSpec = rule('list-dst', 'under-spec', { spec: { ruleType: 'configmap', selector: { listed: 'yes' }, namespace: ['list-a', 'list-b'], targetNamespaces: ['list-dst'] } });
+    await objects.apply(underSpec);
+    await waitForCopies(underSpec, 2);
+    expect((await get<ConfigMapJson>(configMap('list-dst', 'from-b'))).data).toEqual({ from: 'b' });
+  });
+
   it('leaves a user\u2019s own object and another rule\u2019s copy alone, reports the conflict, and keeps serving the rest', async () => {
     const own = configMap('team-a', 'shared-name', { data: { owner: 'the user' } });
     await objects.create(own);

@@ -113,6 +113,41 @@ describe('RegistryMirror', () => {
     await ready(mirror('docker-hub'), 'True', 'Mirroring');
   });
 
+  it('serves the original README\u2019s fields: the claim template shapes the cache claim, the priority class the Pods, the masquerade host the nodes', async () => {
+    const readme = mirror('quay', {
+      upstreamUrl: 'quay.io',
+      masqueradeUrl: 'local.quay.io',
+      volumeClaimTemplate: { spec: { storageClassName: 'mirror-cache', resources: { requests: { storage: '20Gi' } } } },
+      priorityClass: 'registry-mirror-critical',
+    });
+    await objects.apply(readme);
+    const missing = await ready(readme, 'False', 'PriorityClassMissing');
+    expect(readyOf(missing)!.message).toBe(
+      'PriorityClass registry-mirror-critical (spec.priorityClass) does not exist, so the API server refuses the mirror\u2019s Pods; create it or change spec.priorityClass',
+    );
+    await objects.create({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'registry-mirror-critical' }, value: 1_000_000 } as KubeObject);
+    const served = await ready(readme, 'True', 'Mirroring');
+    expect(served.status).toMatchObject({ masqueradeUrl: 'local.quay.io', cacheReady: true });
+
+    const claim = await objects.get<KubeObject & { spec: Record<string, unknown>; status: { phase: string } }>(child('PersistentVolumeClaim', 'registry-mirror-quay-cache'));
+    expect(claim.spec).toMatchObject({ storageClassName: 'mirror-cache', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } });
+    expect(claim.status.phase).toBe('Bound');
+    const pods = await objects.rest.request<{ items: (KubeObject & { spec: { priorityClassName?: string; priority?: number } })[] }>('GET', `/api/v1/namespaces/${MIRRORS}/pods`, {
+      query: { labelSelector: 'app.kubernetes.io/instance=quay' },
+    });
+    expect(pods.items.map((p) => (p.metadata.labels as Record<string, string> | undefined)?.['app.kubernetes.io/component']).sort()).toEqual(['cache', 'node-config']);
+    for (const pod of pods.items) expect(pod.spec).toMatchObject({ priorityClassName: 'registry-mirror-critical', priority: 1_000_000 });
+    const daemonSet = await objects.get<KubeObject & { spec: { template: { spec: { containers: { command: string[] }[] } } } }>(child('DaemonSet', 'registry-mirror-quay-utils', 'apps/v1'));
+    expect(daemonSet.spec.template.spec.containers[0].command[2]).toContain("for registry in 'quay.io' 'local.quay.io'; do");
+
+    // A size that is no quantity never reaches the controller: the API server names the field.
+    const refused = await objects
+      .apply(mirror('quay', { upstreamUrl: 'quay.io', volumeClaimTemplate: { spec: { resources: { requests: { storage: 'lots' } } } } }))
+      .then(() => 'accepted', (err: Error) => err.message);
+    expect(refused).toContain('spec.volumeClaimTemplate.spec.resources.requests.storage');
+    await objects.delete(readme);
+  });
+
   it('takes every child with it when deleted, and frees the cache volume', async () => {
     const claim = await objects.get<KubeObject & { spec: { volumeName: string } }>(child('PersistentVolumeClaim', 'registry-mirror-ghcr-cache'));
     await objects.delete(mirror('ghcr'));

@@ -56,6 +56,11 @@ describe('CopyratorRule namespaces', () => {
     expect(sourceNamespaces(spec(), 'src')).toEqual(['src']);
     expect(sourceNamespaces(spec({ namespace: 'other', namespaces: ['b', 'a'] }), 'src')).toEqual(['a', 'b', 'other']);
   });
+  it('copies from every namespace a namespace list names, not from the rule\u2019s own then, and never targets them', () => {
+    expect(sourceNamespaces(spec({ namespace: ['default', 'dev'] }), 'src')).toEqual(['default', 'dev']);
+    expect(sourceNamespaces(spec({ namespace: ['dev'], namespaces: ['dev', 'prod'] }), 'src')).toEqual(['dev', 'prod']);
+    expect(targetNamespaces(spec({ namespace: ['default', 'dev'] }), 'src', all)).toEqual(['prod', 'src']);
+  });
   it('targets every Active namespace except the sources and kube-*', () => {
     expect(targetNamespaces(spec(), 'src', all)).toEqual(['default', 'dev', 'prod']);
   });
@@ -70,5 +75,13 @@ describe('CopyratorRule layouts', () => {
   it('reads the original top-level layout into the canonical spec', () => {
     const legacy = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' };
     expect(validateResource(copyratorKind, legacy)).toEqual({ ok: true, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } });
+  });
+  it('refuses a top-level namespace beside spec in the controller, which the API server\u2019s CEL cannot see (untyped), rather than drop it', () => {
+    const both = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, spec: { ruleType: 'configmap', selector: { a: 'b' } }, namespace: ['x'] };
+    expect(validateResource(copyratorKind, both)).toEqual({ ok: false, errors: [{ field: 'spec', message: 'use spec or the top-level fields (ruleType, selector, namespace, namespaces), not both' }] });
+  });
+  it('reads a clone\u2019s namespace list at the top level as it is', () => {
+    const clone = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] };
+    expect(validateResource(copyratorKind, clone)).toEqual({ ok: true, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] } });
   });
 });

@@ -1,3 +1,4 @@
+import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/child-policy';
 import { CustomResource, validateResource } from '../../src/core/kind';
 import { renderChildren } from '../../src/core/render';
 import { ExchangeRateSpec, exchangeRateKind } from '../../src/kinds/exchangerate';
@@ -8,6 +9,27 @@ function exchangeRate(spec: Record<string, unknown>, name = 'usd'): CustomResour
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return { ...object, spec: result.spec };
 }
+
+describe('ExchangeRate taken over from the original operator', () => {
+  const withStatus = (configMapName: unknown, spec: Record<string, unknown> = { currency: 'USD' }) => ({ ...exchangeRate(spec), status: { on_create: { 'configmap-name': configMapName } } });
+
+  it('also renders the ConfigMap status.on_create names, the same data, to be kept only while it exists', () => {
+    const [ours, legacy, ...rest] = renderChildren(exchangeRateKind, withStatus('exchange-rate-usd-j98bc'), { rate: '1.0512', date: '2026-11-20' });
+    expect(rest).toEqual([]);
+    expect(ours.metadata.name).toBe('usd');
+    expect(legacy.metadata).toMatchObject({ name: 'exchange-rate-usd-j98bc', namespace: 'team-a', annotations: { [ADOPT_EXISTING_ANNOTATION]: 'true' } });
+    expect(legacy.data).toEqual(ours.data);
+    expect(ours.metadata.annotations ?? {}).not.toHaveProperty([ADOPT_EXISTING_ANNOTATION]);
+  });
+
+  it.each([
+    ['its own ConfigMap', 'usd-rate'],
+    ['no ConfigMap name', 'Not A Name'],
+    ['no string', 42],
+  ])('renders nothing more when status names %s', (_what, name) => {
+    expect(renderChildren(exchangeRateKind, withStatus(name, { currency: 'USD', configMapName: 'usd-rate' })).map((c) => c.metadata.name)).toEqual(['usd-rate']);
+  });
+});
 
 describe('ExchangeRate children', () => {
   it('is one ConfigMap named after the ExchangeRate, with base and currency, in its namespace', () => {

@@ -1,5 +1,6 @@
 import { renderChildren } from '../../src/core/render';
 import { guitarKind, KNOWN_BRANDS, reviewBrand } from '../../src/kinds/guitar';
+import { EMPTY_FORM, listPage } from '../../src/ui/page';
 
 describe('Guitar review', () => {
   it.each(['fender', 'Fender', '  GIBSON ', 'coleclark', 'washburn'])('finds %j great', (brand) => {
@@ -13,9 +14,20 @@ describe('Guitar review', () => {
   it('does not know other brands, and says so', () => {
     expect(reviewBrand('Harmony')).toEqual({ verdict: 'unknown', comment: 'We have not reviewed harmony guitars yet; tell us how it plays.' });
   });
-  it('knows the seventeen brands of the original, sorted for the web form', () => {
-    expect(KNOWN_BRANDS).toHaveLength(17);
-    expect([...KNOWN_BRANDS].sort()).toEqual(KNOWN_BRANDS);
+  // The original operator's two lists, as its controller and its web form had them.
+  const ORIGINAL_GREAT = ['coleclark', 'fender', 'gibson', 'ibanez', 'martin', 'seagull', 'squier', 'washburn'];
+  const ORIGINAL_NOT_GREAT = ['epiphone', 'guild', 'gretsch', 'jackson', 'ovation', 'prs', 'rickenbauer', 'taylor', 'yamaha'];
+  it.each([...ORIGINAL_GREAT.map((b) => [b, 'great']), ...ORIGINAL_NOT_GREAT.map((b) => [b, 'not great'])])('keeps the original\u2019s verdict on %s (%s)', (brand, verdict) => {
+    expect(reviewBrand(brand).verdict).toBe(verdict);
+    expect(reviewBrand(` ${brand.toUpperCase()} `).verdict).toBe(verdict);
+  });
+  it('finds rickenbacker not great in the right spelling too', () => {
+    expect(reviewBrand('Rickenbacker').verdict).toBe('not great');
+  });
+  it('offers every brand the original\u2019s web form offered, and the right spelling of rickenbauer, sorted', () => {
+    expect(KNOWN_BRANDS).toEqual([...ORIGINAL_GREAT, ...ORIGINAL_NOT_GREAT, 'rickenbacker'].sort());
+    const page = listPage({ guitars: [], namespaces: [], forbidden: [], csrfToken: 't', form: EMPTY_FORM });
+    for (const brand of [...ORIGINAL_GREAT, ...ORIGINAL_NOT_GREAT]) expect(page).toContain(`<option value="${brand}">`);
   });
   it('has no children: the review lives in status', () => {
     const guitar = { apiVersion: 'kool.karmalabs.local/v1', kind: 'Guitar', metadata: { name: 'g', namespace: 'n' }, spec: { brand: 'fender' } };

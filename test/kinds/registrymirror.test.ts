@@ -3,6 +3,7 @@ import { CustomResource, validateResource } from '../../src/core/kind';
 import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/names';
 import { Manifest, renderChildren } from '../../src/core/render';
 import {
+  defaultMasqueradeUrl,
   mirrorNames,
   MIRRORS_NAMESPACE,
   registryMirrorKind,
@@ -83,9 +84,43 @@ describe('RegistryMirror children', () => {
     expect(container(statefulSet).volumeMounts).toContainEqual({ name: 'cache', mountPath: '/var/lib/registry' });
   });
 
-  it('size the cache from the construct\u2019s cacheSize', () => {
+  it('shape the cache claim from spec.volumeClaimTemplate: size, storage class, access modes, labels and annotations', () => {
+    const volumeClaimTemplate = {
+      metadata: { labels: { team: 'platform' }, annotations: { 'backup.example/skip': 'true' } },
+      spec: { storageClassName: 'fast-ssd', accessModes: ['ReadWriteOncePod'], resources: { requests: { storage: '20Gi' } } },
+    };
+    const pvc = find(render({ upstreamUrl: 'registry-1.docker.io', volumeClaimTemplate }), 'PersistentVolumeClaim');
+    expect(pvc.spec).toEqual({ accessModes: ['ReadWriteOncePod'], storageClassName: 'fast-ssd', resources: { requests: { storage: '20Gi' } } });
+    expect(pvc.metadata.labels).toMatchObject({ team: 'platform', 'app.kubernetes.io/name': 'registry-mirror' });
+    expect(pvc.metadata.annotations).toEqual({ 'backup.example/skip': 'true' });
+    expect(pvc.metadata.name).toBe('registry-mirror-docker-hub-cache');
+  });
+
+  it('keep 10Gi when the template names only a storage class, as the original\u2019s README did with the size only', () => {
+    const classOnly = find(render({ upstreamUrl: 'registry-1.docker.io', volumeClaimTemplate: { spec: { storageClassName: 'standard' } } }), 'PersistentVolumeClaim');
+    expect(classOnly.spec).toEqual({ accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '10Gi' } } });
+    const sizeOnly = find(render({ upstreamUrl: 'registry-1.docker.io', volumeClaimTemplate: { spec: { resources: { requests: { storage: '20Gi' } } } } }), 'PersistentVolumeClaim');
+    expect(sizeOnly.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } });
+  });
+
+  it('never let the template\u2019s labels replace the ones the Pods and the engine select by', () => {
+    const volumeClaimTemplate = { metadata: { labels: { 'app.kubernetes.io/name': 'mine' } }, spec: {} };
+    const pvc = find(render({ upstreamUrl: 'registry-1.docker.io', volumeClaimTemplate }), 'PersistentVolumeClaim');
+    expect(pvc.metadata.labels!['app.kubernetes.io/name']).toBe('registry-mirror');
+  });
+
+  it('give the cache\u2019s and the nodes\u2019 Pods spec.priorityClass, and none without it', () => {
+    const withPriority = render({ upstreamUrl: 'registry-1.docker.io', priorityClass: 'system-cluster-critical' });
+    for (const kind of ['StatefulSet', 'DaemonSet']) {
+      expect(podSpec(find(withPriority, kind)).priorityClassName).toBe('system-cluster-critical');
+      expect(podSpec(find(hub, kind))).not.toHaveProperty('priorityClassName');
+    }
+  });
+
+  it('construct a cache from a spec the API server defaulted', () => {
     const chart = Testing.chart();
-    new RegistryMirrorCache(chart, 'cache', { names: mirrorNames('hub'), spec: { upstreamUrl: 'registry-1.docker.io' }, cacheSize: '50Gi' });
+    const spec = { upstreamUrl: 'registry-1.docker.io', volumeClaimTemplate: { spec: { resources: { requests: { storage: '50Gi' } } } } };
+    new RegistryMirrorCache(chart, 'cache', { names: mirrorNames('hub'), spec });
     const pvc = Testing.synth(chart).find((o) => o.kind === 'PersistentVolumeClaim');
     expect(pvc.spec.resources.requests.storage).toBe('50Gi');
   });
@@ -110,7 +145,7 @@ describe('RegistryMirror children', () => {
     const script = container(find(ghcr, 'DaemonSet')).command[2];
     expect(script).toContain(`${NODE_CERTS_MOUNT}/myregistry.example:5443`);
     expect(script).toContain("'myregistry.example:5443'");
-    expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', `rm -rf "${NODE_CERTS_MOUNT}/myregistry.example:5443"`]);
+    expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', `rm -rf "${NODE_CERTS_MOUNT}/myregistry.example:5443" "${NODE_CERTS_MOUNT}/mirror-myregistry.example:5443"`]);
   });
 
   it('let the cache reach DNS, HTTPS and the upstream\u2019s own port, and nothing else', () => {
@@ -151,8 +186,9 @@ describe('RegistryMirror children', () => {
   });
 
   it('refuse an upstream the schema would not accept rather than put it in a shell script', () => {
-    const bad = { ...mirror({ upstreamUrl: 'registry-1.docker.io' }), spec: { upstreamUrl: 'x; rm -rf /' } };
-    expect(() => renderChildren(registryMirrorKind, bad)).toThrow(/spec\.upstreamUrl/);
+    const good = mirror({ upstreamUrl: 'registry-1.docker.io' });
+    expect(() => renderChildren(registryMirrorKind, { ...good, spec: { ...good.spec, upstreamUrl: 'x; rm -rf /' } })).toThrow(/spec\.upstreamUrl/);
+    expect(() => renderChildren(registryMirrorKind, { ...good, spec: { ...good.spec, masqueradeUrl: "a'; reboot" } })).toThrow(/spec\.masqueradeUrl/);
   });
 });
 
@@ -235,13 +271,17 @@ describe('RegistryMirror kind', () => {
     ]);
   });
 
-  it('manages exactly the kinds it renders, and reads Secrets and pods of the mirrors\u2019 namespace only', () => {
+  it('manages exactly the kinds it renders, and reads Secrets and pods of the mirrors\u2019 namespace only, and which PriorityClasses exist', () => {
     const rendered = new Set(render({ upstreamUrl: 'registry-1.docker.io', credentialsSecret: 'hub' }).map((c) => c.kind.toLowerCase()));
     const plural = (kind: string) => `${kind.replace(/y$/, 'ie')}s`;
     const created = registryMirrorKind.manages.filter((p) => p.verbs.includes('create')).flatMap((p) => p.resources);
     expect(created.sort()).toEqual([...rendered].map(plural).sort());
     const readOnly = registryMirrorKind.manages.filter((p) => !p.verbs.includes('create'));
-    expect(readOnly).toEqual([{ apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: 'registry-mirrors' }]);
+    expect(readOnly).toEqual([
+      { apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: 'registry-mirrors' },
+      // Whether spec.priorityClass exists; nothing else of it is read.
+      { apiGroup: 'scheduling.k8s.io', resources: ['priorityclasses'], verbs: ['list', 'watch'] },
+    ]);
   });
 
   it('renders the example\u2019s children as the preview shows them', () => {
@@ -257,11 +297,21 @@ describe('RegistryMirror kind', () => {
 describe('the registry containerd is pointed at', () => {
   it('is docker.io for Docker Hub, whose images never name registry-1.docker.io', () => {
     const script = nodeConfigScript(mirrorNames('hub'), 'registry-1.docker.io');
-    expect(script).toContain('dir="/host/certs.d/docker.io"');
+    expect(script).toContain("for registry in 'docker.io'; do");
     expect(script).toContain(`'registry-1.docker.io'`);
     expect(removeCommand('registry-1.docker.io')).toBe('rm -rf "/host/certs.d/docker.io"');
   });
   it('is the upstream itself for any other registry', () => {
-    expect(nodeConfigScript(mirrorNames('q'), 'quay.io:443')).toContain('dir="/host/certs.d/quay.io:443"');
+    expect(nodeConfigScript(mirrorNames('q'), 'quay.io:443')).toContain("for registry in 'quay.io:443'; do");
+  });
+  it('is also the masquerade host, mirror-<upstreamUrl> by default as in the original, or spec.masqueradeUrl', () => {
+    const command = (spec: Record<string, unknown>) => container(find(render(spec), 'DaemonSet')).lifecycle.preStop.exec.command[2];
+    expect(command({ upstreamUrl: 'registry-1.docker.io' })).toBe('rm -rf "/host/certs.d/docker.io" "/host/certs.d/mirror-registry-1.docker.io"');
+    expect(command({ upstreamUrl: 'registry-1.docker.io', masqueradeUrl: 'local.docker.io' })).toBe('rm -rf "/host/certs.d/docker.io" "/host/certs.d/local.docker.io"');
+    expect(container(find(render({ upstreamUrl: 'quay.io', masqueradeUrl: 'local.quay.io:5000' }), 'DaemonSet')).command[2]).toContain("for registry in 'quay.io' 'local.quay.io:5000'; do");
+  });
+  it('has no default masquerade host where mirror-<upstreamUrl> would be no host name', () => {
+    expect(defaultMasqueradeUrl('registry-1.docker.io')).toBe('mirror-registry-1.docker.io');
+    expect(defaultMasqueradeUrl(`${'a'.repeat(60)}.example`)).toBeUndefined();
   });
 });

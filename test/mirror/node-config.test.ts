@@ -19,8 +19,8 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
   let running: ChildProcess | undefined;
 
   /** The DaemonSet container's command, preStop and mount point, and the variable kubelet sets for the mirror's Service. */
-  const rendered = (upstreamUrl: string) => {
-    const mirror = renderMirror('test-mirror', { upstreamUrl });
+  const rendered = (upstreamUrl: string, more: Record<string, unknown> = {}) => {
+    const mirror = renderMirror('test-mirror', { upstreamUrl, ...more });
     const service = mirror.children.find((c) => c.kind === 'Service' && (c.spec as { clusterIP?: string }).clusterIP !== 'None')!;
     return {
       command: mirror.nodeConfig.command!,
@@ -38,8 +38,8 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
       .split('\n')
       .map((line) => JSON.parse(line) as { url: string; capabilities: string[] });
 
-  const start = (upstreamUrl: string, env: Record<string, string>) => {
-    const { command, mountPath } = rendered(upstreamUrl);
+  const start = (upstreamUrl: string, env: Record<string, string>, more: Record<string, unknown> = {}) => {
+    const { command, mountPath } = rendered(upstreamUrl, more);
     const child = runInContainer(root, certsD, mountPath, command, env);
     running = child;
     let output = '';
@@ -88,7 +88,7 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
     await until('hosts.toml', () => existsSync(hostsToml));
     await until('the script to say what it did', () => output().includes('pulls'));
-    expect(output()).toContain(`containerd on this node pulls registry-1.docker.io through http://${CLUSTER_IP}:5000`);
+    expect(output()).toContain(`containerd on this node pulls docker.io through http://${CLUSTER_IP}:5000 (upstream registry-1.docker.io)`);
 
     for (const image of ['docker.io/library/busybox', 'busybox:1.37']) {
       expect(containerdHosts(image)).toEqual([
@@ -98,11 +98,34 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     }
     // Other registries are left alone.
     expect(containerdHosts('quay.io/team/app:1').map((h) => h.url)).toEqual(['https://quay.io']);
+    // The original's default masquerade host, mirror-<upstreamUrl>, resolves through the mirror too.
+    expect(containerdHosts('mirror-registry-1.docker.io/library/busybox:1.37').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://registry-1.docker.io']);
 
     child.kill('SIGTERM');
     expect((await exited).code).toBe(0);
     expect(readdirSync(certsD)).toEqual([]);
     expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual(['https://registry-1.docker.io']);
+  });
+
+  it('makes an image named by spec.masqueradeUrl pull through the mirror, then Docker Hub, and takes that back on SIGTERM', async () => {
+    const masquerade = { masqueradeUrl: 'local.docker.io' };
+    expect(containerdHosts('local.docker.io/library/busybox').map((h) => h.url)).toEqual(['https://local.docker.io']);
+    const { serviceHost } = rendered('registry-1.docker.io', masquerade);
+    const { child, exited, output } = start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP }, masquerade);
+    await until('both hosts.toml files', () => existsSync(join(certsD, 'docker.io', 'hosts.toml')) && existsSync(join(certsD, 'local.docker.io', 'hosts.toml')));
+    await until('the script to say what it did', () => output().includes('pulls local.docker.io'));
+    expect(readdirSync(certsD).sort()).toEqual(['docker.io', 'local.docker.io']);
+    // Where containerd with config_path = certs.d pulls the image from: the mirror, else the real upstream (never local.docker.io, which no DNS knows).
+    expect(containerdHosts('local.docker.io/library/busybox')).toEqual([
+      { url: `http://${CLUSTER_IP}:5000`, path: '/v2', capabilities: ['pull', 'resolve'] },
+      { url: 'https://registry-1.docker.io', path: '/v2', capabilities: ['pull', 'resolve', 'push', 'referrers'] },
+    ]);
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://registry-1.docker.io']);
+
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    expect(readdirSync(certsD)).toEqual([]);
+    expect(containerdHosts('local.docker.io/library/busybox').map((h) => h.url)).toEqual(['https://local.docker.io']);
   });
 
   it('replaces an existing hosts.toml by renaming a complete file over it, never by writing into it', async () => {

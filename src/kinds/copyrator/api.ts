@@ -11,7 +11,14 @@ const labelMap = (description: string, minProperties?: number) =>
 export const sourceFields = {
   ruleType: s.enum(['configmap', 'secret'], { description: 'What to copy: configmap or secret.' }),
   selector: labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1),
-  namespace: s.optional(namespaceName('The namespace to copy from; defaults to the rule\u2019s own namespace.')),
+  // One clone of the original operator wrote a list here (namespace: ["default", "default2"]).
+  namespace: s.optional(
+    s.stringOrList(namespaceName('A namespace to copy from.'), {
+      description: 'The namespace to copy from, or a list of them; defaults to the rule\u2019s own namespace.',
+      itemName: 'a namespace name',
+      maxItems: 256,
+    }),
+  ),
   namespaces: s.optional(namespaceList('More namespaces to copy from, beside namespace.')),
 };
 

@@ -1,7 +1,10 @@
 import { ObjectRule } from '../../core/kind';
+import { schemaOf } from '../../schema';
 import { sourceFields } from './api';
 
 const LEGACY_FIELDS = Object.keys(sourceFields);
+/** CEL sees only typed fields: `namespace` (a string or a list, so untyped) is checked by the controller alone. */
+const CEL_VISIBLE_LEGACY_FIELDS = LEGACY_FIELDS.filter((f) => schemaOf(sourceFields[f as keyof typeof sourceFields]).openApi.type !== undefined);
 const has = (object: Record<string, unknown>, field: string) => object[field] !== undefined && object[field] !== null;
 const hasLegacy = (object: Record<string, unknown>) => LEGACY_FIELDS.some((f) => has(object, f));
 
@@ -23,7 +26,7 @@ export const layoutRules: ObjectRule[] = [
     holds: (o) => has(o, 'spec') || has(o, 'selector'),
   },
   {
-    cel: `!has(self.spec) || !(${LEGACY_FIELDS.map((f) => `has(self.${f})`).join(' || ')})`,
+    cel: `!has(self.spec) || !(${CEL_VISIBLE_LEGACY_FIELDS.map((f) => `has(self.${f})`).join(' || ')})`,
     message: `use spec or the top-level fields (${LEGACY_FIELDS.join(', ')}), not both`,
     field: 'spec',
     holds: (o) => !has(o, 'spec') || !hasLegacy(o),

@@ -5,6 +5,8 @@ export const validationCases: ValidationCases = {
   valid: [
     { name: 'a ConfigMap rule under spec', body: { spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } } },
     { name: 'the original sample rule with top-level fields', body: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } },
+    { name: 'a list of namespaces in namespace, as a clone of the original wrote it', body: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] } },
+    { name: 'a list of namespaces in spec.namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: ['src-a'], namespaces: ['src-b'] } } },
     {
       name: 'every narrowing field',
       body: {
@@ -24,6 +26,16 @@ export const validationCases: ValidationCases = {
     { name: 'an empty selector', body: { spec: { ruleType: 'configmap', selector: {} } }, field: 'spec.selector' },
     { name: 'no selector', body: { spec: { ruleType: 'configmap' } }, field: 'spec.selector' },
     { name: 'a namespace with capitals', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: 'Prod' } }, field: 'spec.namespace' },
+    { name: 'a number for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: 42 } }, field: 'spec.namespace' },
+    { name: 'a boolean for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: true } }, field: 'spec.namespace' },
+    { name: 'an empty map for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: {} } }, field: 'spec.namespace' },
+    { name: 'a map for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: { name: 'x' } } }, field: 'spec.namespace' },
+    { name: 'an empty namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: '' } }, field: 'spec.namespace' },
+    { name: 'an empty list for namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: [] } }, field: 'spec.namespace' },
+    { name: 'a list with a number in namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: ['default', 7] } }, field: 'spec.namespace[1]' },
+    { name: 'a list with a capitalised name in namespace', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespace: ['Prod'] } }, field: 'spec.namespace[0]' },
+    { name: 'a top-level list with an empty name in namespace', body: { ruleType: 'configmap', selector: { a: 'b' }, namespace: ['default', ''] }, field: 'namespace[1]' },
+    { name: 'a top-level number for namespace', body: { ruleType: 'configmap', selector: { a: 'b' }, namespace: 3 }, field: 'namespace' },
     { name: 'namespaces that is no list', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: 'default' } }, field: 'spec.namespaces' },
     {
       name: 'a namespace both source and target',

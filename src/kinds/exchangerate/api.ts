@@ -55,6 +55,16 @@ export const exchangeRateStatus = s.object(
     rate: s.optional(s.string({ description: 'The last rate fetched, as the provider wrote it.' })),
     date: s.optional(s.string({ description: 'The provider\u2019s date of that rate (YYYY-MM-DD).' })),
     lastFetchTime: s.optional(s.string({ description: 'When the rate was last fetched successfully.', format: 'date-time' })),
+    // What the original (kopf) operator wrote: its on_create handler's result. Kept, so the ConfigMap it names is found.
+    on_create: s.optional(
+      s.object(
+        { 'configmap-name': s.optional(s.string({ description: 'The ConfigMap the original operator created, with a random suffix (e.g. exchange-rate-usd-j98bc).' })) },
+        { description: 'Written by the original operator when it created the ExchangeRate\u2019s ConfigMap; this operator only reads it.' },
+      ),
+    ),
+    legacyConfigMap: s.optional(
+      s.string({ description: 'The original operator\u2019s ConfigMap of this ExchangeRate, kept up to date beside the one named by spec.configMapName until it is deleted.' }),
+    ),
   },
   { description: 'The rate last published and whether it is current.' },
 );

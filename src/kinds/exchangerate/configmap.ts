@@ -9,6 +9,10 @@ export interface ExchangeRateConfigMapProps {
   readonly spec: ExchangeRateSpec;
   /** The latest quote; without one (a synth preview) only base and currency are written. */
   readonly quote?: Quote;
+  /** Another name than spec.configMapName's, e.g. the original operator's ConfigMap. @default spec.configMapName ?? ownerName */
+  readonly name?: string;
+  /** Annotations the engine reads (see src/core/child-policy.ts). */
+  readonly annotations?: Record<string, string>;
 }
 
 /**
@@ -25,7 +29,7 @@ export class ExchangeRateConfigMap extends Construct {
     this.configMap = new ApiObject(this, 'configmap', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: spec.configMapName ?? props.ownerName },
+      metadata: { name: props.name ?? spec.configMapName ?? props.ownerName, ...(props.annotations ? { annotations: props.annotations } : {}) },
       data: {
         base: spec.base,
         currency: spec.currency,

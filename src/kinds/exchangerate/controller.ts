@@ -1,7 +1,8 @@
-import { KindController, ObservationError } from '../../core/kind';
+import { CustomResource, KindController, ObservationError, ReconcileOutcome } from '../../core/kind';
 import { parseDuration } from '../../core/duration';
 import { metaTime } from '../../kube/time';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
+import { legacyConfigMapName } from './legacy';
 import { PROVIDER_FAILURES, ProviderError, RateProvider } from './provider';
 import { RateCache } from './rate-cache';
 
@@ -10,6 +11,15 @@ export const DEFAULT_PROVIDER_URL = 'https://api.frankfurter.app';
 
 /** A quote and when it was fetched, in epoch ms (one fetch serves every ExchangeRate asking for the pair). */
 export type ObservedQuote = Quote & { readonly fetchedAt?: number };
+
+/** An Event's reason, not a Ready reason: Ready stays True while the original's ConfigMap is kept. */
+const LEGACY_CONFIGMAP_EVENT = 'LegacyConfigMap';
+
+/** The original operator's ConfigMap, when this reconcile kept it up to date (it exists and is this ExchangeRate's). */
+function servedLegacy(exchangeRate: CustomResource<ExchangeRateSpec, ExchangeRateStatus>, outcome: ReconcileOutcome): string | undefined {
+  const legacy = legacyConfigMapName(exchangeRate);
+  return legacy && outcome.served.some((c) => c.kind === 'ConfigMap' && c.metadata.name === legacy) ? legacy : undefined;
+}
 
 export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRateStatus, ObservedQuote> = {
   options: [
@@ -29,8 +39,23 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
       }
     };
   },
-  status: (_exchangeRate, quote) =>
-    quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: metaTime(new Date(quote.fetchedAt)) } : {}) } : {},
+  status: (exchangeRate, quote, outcome) => {
+    const legacy = servedLegacy(exchangeRate, outcome);
+    return {
+      ...(quote ? { rate: quote.rate, date: quote.date, ...(quote.fetchedAt ? { lastFetchTime: metaTime(new Date(quote.fetchedAt)) } : {}) } : {}),
+      // Once it is gone, null removes the field (status is merge-patched); only while it is there, so status settles.
+      ...(legacy ? { legacyConfigMap: legacy } : exchangeRate.status?.legacyConfigMap ? { legacyConfigMap: null as unknown as undefined } : {}),
+    };
+  },
+  events: (exchangeRate, _quote, outcome) => {
+    const legacy = outcome && servedLegacy(exchangeRate, outcome);
+    if (!legacy) return [];
+    const ours = exchangeRate.spec.configMapName ?? exchangeRate.metadata.name;
+    const message =
+      `ConfigMap ${legacy}, which the original operator created for this ExchangeRate, is kept up to date beside ${ours}: ` +
+      `point Pods at ${ours}, then delete ${legacy} (it is never created again)`;
+    return [{ type: 'Warning', reason: LEGACY_CONFIGMAP_EVENT, message }];
+  },
   // A provider that is down or answers nonsense: the published rate grows old until someone acts.
   failureReasons: PROVIDER_FAILURES,
   readyReason: 'RatePublished',

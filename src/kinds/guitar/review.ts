@@ -1,7 +1,8 @@
 import { Verdict } from './api';
 
 const GREAT = new Set(['coleclark', 'fender', 'gibson', 'ibanez', 'martin', 'seagull', 'squier', 'washburn']);
-const NOT_GREAT = new Set(['epiphone', 'guild', 'gretsch', 'jackson', 'ovation', 'prs', 'rickenbacker', 'taylor', 'yamaha']);
+// The original spelt Rickenbacker `rickenbauer` (in its controller and its web form): old manifests say so, and keep their verdict.
+const NOT_GREAT = new Set(['epiphone', 'guild', 'gretsch', 'jackson', 'ovation', 'prs', 'rickenbacker', 'rickenbauer', 'taylor', 'yamaha']);
 
 export interface Review {
   readonly verdict: Verdict;
@@ -16,5 +17,5 @@ export function reviewBrand(brand: string): Review {
   return { verdict: 'unknown', comment: `We have not reviewed ${key} guitars yet; tell us how it plays.` };
 }
 
-/** All brands the reviewer knows, for the web UI's list. */
+/** All brands the reviewer knows, for the web UI's list: the original's seventeen, its own spelling rickenbauer among them, and rickenbacker. */
 export const KNOWN_BRANDS = [...GREAT, ...NOT_GREAT].sort();

@@ -7,10 +7,8 @@ import { MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names'
 export interface RegistryMirrorCacheProps {
   /** The names of the mirror's children. */
   readonly names: MirrorNames;
-  /** The validated spec. */
+  /** The validated spec: its volumeClaimTemplate shapes the cache claim, its priorityClass the Pod. */
   readonly spec: RegistryMirrorSpec;
-  /** Size of the cache volume. @default 10Gi */
-  readonly cacheSize?: string;
   /** The registry image; it must read the REGISTRY_* variables of distribution 2. @default registry:2 */
   readonly image?: string;
 }
@@ -38,9 +36,14 @@ export class RegistryMirrorCache extends Construct {
     new k8s.KubeService(this, 'service', { metadata: metadata(names.base), spec: { type: 'ClusterIP', selector: labels, ports: servicePorts } });
     new k8s.KubeService(this, 'headless', { metadata: metadata(names.headless), spec: { clusterIp: 'None', selector: labels, ports: servicePorts } });
 
+    const claim = spec.volumeClaimTemplate;
     new k8s.KubePersistentVolumeClaim(this, 'cache', {
-      metadata: metadata(names.cache),
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: q(props.cacheSize ?? '10Gi') } } },
+      metadata: { ...metadata(names.cache), labels: { ...claim.metadata?.labels, ...labels }, ...(claim.metadata?.annotations ? { annotations: claim.metadata.annotations } : {}) },
+      spec: {
+        accessModes: claim.spec.accessModes ?? ['ReadWriteOnce'],
+        ...(claim.spec.storageClassName !== undefined ? { storageClassName: claim.spec.storageClassName } : {}),
+        resources: { requests: { storage: q(claim.spec.resources.requests.storage) } },
+      },
     });
 
     const credential = (name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: spec.credentialsSecret!, key } } });
@@ -54,6 +57,7 @@ export class RegistryMirrorCache extends Construct {
           metadata: { labels },
           spec: {
             automountServiceAccountToken: false,
+            ...(spec.priorityClass ? { priorityClassName: spec.priorityClass } : {}),
             // fsGroup makes the cache volume writable for the non-root uid; the image's config is world-readable.
             securityContext: restrictedPodSecurityContext(UID),
             containers: [

@@ -1,5 +1,5 @@
 import { KindConstructs } from '../../core/kind';
-import { RegistryMirrorSpec } from './api';
+import { defaultMasqueradeUrl, RegistryMirrorSpec } from './api';
 import { RegistryMirrorCache } from './cache';
 import { RegistryMirrorObservation } from './controller';
 import { registryMirrorExample } from './example';
@@ -16,6 +16,7 @@ export const registryMirrorConstructs: KindConstructs<RegistryMirrorSpec, Regist
   render: (scope, resource) => {
     const names = mirrorNames(resource.metadata.name);
     new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
-    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: resource.spec.upstreamUrl });
+    const { upstreamUrl, masqueradeUrl, priorityClass } = resource.spec;
+    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: upstreamUrl, masquerade: masqueradeUrl ?? defaultMasqueradeUrl(upstreamUrl), priorityClass });
   },
 };

@@ -1,11 +1,13 @@
 import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcome } from '../../core/kind';
-import { RegistryMirrorSpec, RegistryMirrorStatus } from './api';
+import { defaultMasqueradeUrl, RegistryMirrorSpec, RegistryMirrorStatus } from './api';
 import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';
 
 /** What the controller sees of a mirror beyond its own children. */
 export interface RegistryMirrorObservation {
   /** The credentials Secret named in spec, when it does not exist. */
   readonly missingSecret?: string;
+  /** The PriorityClass named in spec, when it does not exist (the API server would refuse the mirror's Pods). */
+  readonly missingPriorityClass?: string;
   /** Nodes whose configuring pod is not ready yet (the pod's name until it is scheduled). */
   readonly pendingNodes: readonly string[];
 }
@@ -13,6 +15,7 @@ export interface RegistryMirrorObservation {
 type Mirror = CustomResource<RegistryMirrorSpec>;
 const SECRETS = { apiGroup: '', resource: 'secrets' };
 const PODS = { apiGroup: '', resource: 'pods' };
+const PRIORITY_CLASSES = { apiGroup: 'scheduling.k8s.io', resource: 'priorityclasses' };
 type PodJson = KubeJson & {
   spec?: { nodeName?: string; affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchFields?: { values?: string[] }[] }[] } } } };
   status?: { conditions?: { type: string; status: string }[] };
@@ -41,6 +44,8 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
   watches: [
     // Only whether the Secret exists, never its values: metadata only, in the mirrors' namespace only (a Role).
     { ...SECRETS, metadataOnly: true, queries: (mirror) => (mirror.spec.credentialsSecret ? [{ namespace: MIRRORS_NAMESPACE }] : []) },
+    // Cluster-scoped and few: whether the named one exists.
+    { ...PRIORITY_CLASSES, metadataOnly: true, queries: (mirror) => (mirror.spec.priorityClass ? [{}] : []) },
     { ...PODS, queries: (mirror) => [{ namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }] },
   ],
   observer:
@@ -50,12 +55,16 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
       const exists = !secret || caches.list(SECRETS, { namespace: MIRRORS_NAMESPACE }).some((s) => s.metadata.name === secret);
       const pods = caches.list(PODS, { namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }) as PodJson[];
       const pendingNodes = pods.filter((p) => !p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map(nodeOf);
-      return { ...(exists ? {} : { missingSecret: secret }), pendingNodes: pendingNodes.sort() };
+      const priorityClass = mirror.spec.priorityClass;
+      const priorityClassExists = !priorityClass || caches.list(PRIORITY_CLASSES).some((c) => c.metadata.name === priorityClass);
+      return { ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
     },
   status: (mirror, observation, outcome) => {
     const nodes = nodesOf(outcome);
+    const masqueradeUrl = mirror.spec.masqueradeUrl ?? defaultMasqueradeUrl(mirror.spec.upstreamUrl);
     return {
       ...endpointOf(mirror, outcome),
+      ...(masqueradeUrl ? { masqueradeUrl } : {}),
       cacheReady: stateOf(outcome, 'StatefulSet')?.ready ?? false,
       nodesDesired: nodes.desired,
       nodesConfigured: nodes.configured,
@@ -67,6 +76,10 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     if (observation?.missingSecret) {
       return { status: 'False', reason: 'CredentialsMissing', message: `Secret ${MIRRORS_NAMESPACE}/${observation.missingSecret} does not exist; create it with the keys username and password` };
     }
+    if (observation?.missingPriorityClass) {
+      const message = `PriorityClass ${observation.missingPriorityClass} (spec.priorityClass) does not exist, so the API server refuses the mirror\u2019s Pods; create it or change spec.priorityClass`;
+      return { status: 'False', reason: 'PriorityClassMissing', message };
+    }
     const cache = outcome.children.find((c) => !c.ready && !c.child.startsWith('DaemonSet '));
     if (cache) return { status: 'False', reason: 'CacheNotReady', message: `${cache.child}: ${cache.message}` };
     const nodes = nodesOf(outcome);
@@ -77,8 +90,8 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     }
     return undefined;
   },
-  // Nothing pulls through the mirror until someone creates the Secret.
-  failureReasons: ['CredentialsMissing'],
+  // Nothing pulls through the mirror until someone creates the Secret or the PriorityClass.
+  failureReasons: ['CredentialsMissing', 'PriorityClassMissing'],
   progressReasons: ['CacheNotReady', 'NodesPending'],
   readyReason: 'Mirroring',
 };

@@ -37,6 +37,8 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
     // Which Secrets exist (not their values: the watch asks for metadata) and how the node pods fare, in the mirrors' namespace only.
     { apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: MIRRORS_NAMESPACE },
+    // Whether the PriorityClass spec.priorityClass names exists (setting priorityClassName on a Pod needs no access at all).
+    { apiGroup: 'scheduling.k8s.io', resources: ['priorityclasses'], verbs: ['list', 'watch'] },
   ],
   controller: registryMirrorController,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { isUpstream } from './api';
+import { DOCKER_HUB, isUpstream } from './api';
 import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
 
 export interface RegistryMirrorNodeConfigProps {
@@ -8,6 +8,10 @@ export interface RegistryMirrorNodeConfigProps {
   readonly names: MirrorNames;
   /** The registry mirrored, `spec.upstreamUrl` (host and optional port). */
   readonly upstream: string;
+  /** Another host images may name to pull through the mirror (`spec.masqueradeUrl` or its default); none when undefined. */
+  readonly masquerade?: string;
+  /** The PriorityClass of the Pods, `spec.priorityClass`. */
+  readonly priorityClass?: string;
   /** The image with a POSIX sh, mkdir, printf, mv, rm and sleep. @default busybox:1.37 */
   readonly image?: string;
 }
@@ -23,22 +27,32 @@ const q = (text: string) => k8s.Quantity.fromString(text);
  * configure docker.io or it would never be used.
  */
 export function containerdRegistryName(upstream: string): string {
-  return upstream === 'registry-1.docker.io' ? 'docker.io' : upstream;
+  return upstream === DOCKER_HUB.upstream ? DOCKER_HUB.imageName : upstream;
+}
+
+/** Every registry name on the node that resolves through the mirror: the upstream's, and the masquerade host. */
+export function containerdRegistryNames(upstream: string, masquerade?: string): string[] {
+  return [containerdRegistryName(upstream), ...(masquerade ? [masquerade] : [])];
 }
 
 /** The shell command that removes the mirror's configuration from the node. */
-export function removeCommand(upstream: string): string {
-  return `rm -rf "${MOUNT}/${containerdRegistryName(upstream)}"`;
+export function removeCommand(upstream: string, masquerade?: string): string {
+  return `rm -rf ${containerdRegistryNames(upstream, masquerade)
+    .map((name) => `"${MOUNT}/${name}"`)
+    .join(' ')}`;
 }
 
 /**
- * The container's script: write containerd's hosts.toml for `upstream` pointing at the
- * mirror's ClusterIP, then wait; on SIGTERM remove it again. The ClusterIP is only known
- * once the Service exists, so it comes from the variable kubelet sets at container start;
- * without it the container fails and kubelet's restart picks the Service up.
+ * The container's script: write containerd's hosts.toml for the upstream (and the masquerade
+ * host) pointing at the mirror's ClusterIP, then wait; on SIGTERM remove them again. Both
+ * fall back to the upstream itself (`server`) when the mirror does not answer, so an image
+ * named by the masquerade host still pulls. The ClusterIP is only known once the Service
+ * exists, so it comes from the variable kubelet sets at container start; without it the
+ * container fails and kubelet's restart picks the Service up.
  */
-export function nodeConfigScript(names: MirrorNames, upstream: string): string {
+export function nodeConfigScript(names: MirrorNames, upstream: string, masquerade?: string): string {
   const variable = names.serviceHostVariable;
+  const registries = containerdRegistryNames(upstream, masquerade);
   return [
     'set -eu',
     `host="\${${variable}:-}"`,
@@ -46,13 +60,15 @@ export function nodeConfigScript(names: MirrorNames, upstream: string): string {
     `  echo "${variable} is not set: Service ${names.base} did not exist when this container started; exiting so that the restart finds it" >&2`,
     '  exit 1',
     'fi',
-    `dir="${MOUNT}/${containerdRegistryName(upstream)}"`,
-    `trap '${removeCommand(upstream)}; exit 0' TERM INT`,
-    'mkdir -p "$dir"',
+    `trap '${removeCommand(upstream, masquerade)}; exit 0' TERM INT`,
+    `for registry in ${registries.map((r) => `'${r}'`).join(' ')}; do`,
+    `  dir="${MOUNT}/$registry"`,
+    '  mkdir -p "$dir"',
     // Written aside and renamed, so containerd never reads half a file.
-    `printf 'server = "https://%s"\\n\\n[host."http://%s:%s"]\\n  capabilities = ["pull", "resolve"]\\n' '${upstream}' "$host" '${MIRROR_PORT}' > "$dir/hosts.toml.tmp"`,
-    'mv "$dir/hosts.toml.tmp" "$dir/hosts.toml"',
-    `echo "containerd on this node pulls ${upstream} through http://$host:${MIRROR_PORT}"`,
+    `  printf 'server = "https://%s"\\n\\n[host."http://%s:%s"]\\n  capabilities = ["pull", "resolve"]\\n' '${upstream}' "$host" '${MIRROR_PORT}' > "$dir/hosts.toml.tmp"`,
+    '  mv "$dir/hosts.toml.tmp" "$dir/hosts.toml"',
+    `  echo "containerd on this node pulls $registry through http://$host:${MIRROR_PORT} (upstream ${upstream})"`,
+    'done',
     // sleep in the background so that the trap runs as soon as the signal arrives.
     'while true; do sleep 3600 & wait $!; done',
     '',
@@ -72,9 +88,10 @@ export function nodeConfigScript(names: MirrorNames, upstream: string): string {
 export class RegistryMirrorNodeConfig extends Construct {
   constructor(scope: Construct, id: string, props: RegistryMirrorNodeConfigProps) {
     super(scope, id);
-    const { names, upstream } = props;
-    // The upstream is written into a shell script and a path: refuse anything the schema would not accept.
+    const { names, upstream, masquerade } = props;
+    // Both are written into a shell script and a path: refuse anything the schema would not accept.
     if (!isUpstream(upstream)) throw new Error(`spec.upstreamUrl: must be a registry host with an optional port, got "${upstream}"`);
+    if (masquerade !== undefined && !isUpstream(masquerade)) throw new Error(`spec.masqueradeUrl: must be a registry host with an optional port, got "${masquerade}"`);
     const labels = podLabels(names, 'node-config');
     const metadata = { name: names.utils, namespace: MIRRORS_NAMESPACE, labels };
 
@@ -88,6 +105,7 @@ export class RegistryMirrorNodeConfig extends Construct {
           metadata: { labels },
           spec: {
             automountServiceAccountToken: false,
+            ...(props.priorityClass ? { priorityClassName: props.priorityClass } : {}),
             // The mirror's ClusterIP arrives as a Service variable.
             enableServiceLinks: true,
             // Every node pulls images, tainted ones too.
@@ -99,9 +117,9 @@ export class RegistryMirrorNodeConfig extends Construct {
                 name: 'configure-containerd',
                 image: props.image ?? 'busybox:1.37',
                 imagePullPolicy: 'Always',
-                command: ['sh', '-c', nodeConfigScript(names, upstream)],
+                command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade)],
                 // preStop cleans up before kubelet's SIGTERM; the trap also covers a stop that skips kubelet's hooks.
-                lifecycle: { preStop: { exec: { command: ['sh', '-c', removeCommand(upstream)] } } },
+                lifecycle: { preStop: { exec: { command: ['sh', '-c', removeCommand(upstream, masquerade)] } } },
                 resources: {
                   requests: { cpu: q('5m'), memory: q('8Mi'), 'ephemeral-storage': q('8Mi') },
                   limits: { cpu: q('50m'), memory: q('16Mi'), 'ephemeral-storage': q('16Mi') },
