@@ -34,8 +34,10 @@ describe('npm run cluster:up / cluster:down', () => {
     };
     expect(endpoint.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     await expect(apiRequest(endpoint, 'GET', '/readyz')).resolves.toMatchObject({ status: 200, body: 'ok' });
-    const pids = readState(dir)!.processes.map((p) => p.pid);
-    expect(pids).toHaveLength(5);
+    const processes = readState(dir)!.processes;
+    // The five of the control plane, and the storage provisioner behind its default StorageClass.
+    expect(processes.map((p) => p.name).sort()).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'storage']);
+    const pids = processes.map((p) => p.pid);
 
     const again = await run(process.execPath, [cli, 'up'], { env });
     expect(again.stdout.trim()).toBe(lastLine);
