@@ -7,6 +7,7 @@ import { OperatorBundle } from './bundle/operator';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
+import { checkWithoutExtraGroups, crdName, isExtraIdentity } from './core/groups';
 import { AnyKind } from './core/kind';
 import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
@@ -96,11 +97,21 @@ export interface AppOptions {
   readonly secretCopy?: boolean;
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
+  /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
+  readonly withoutExtraGroups?: readonly string[];
 }
 
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
-  return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) => new OperatorBundle(c, 'operator', { kinds: variant.kinds, secretCopy: variant.secretCopy, ui: variant.ui ? undefined : false }));
+  return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
+    // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
+    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, ui: variant.ui ? undefined : false, withoutExtraGroups: variant.withoutExtraGroups }),
+  );
+}
+
+/** The CRDs' wave: dist/0-crds.k8s.yaml, and (with every group) the Helm chart's template of it. */
+export function crdsChart(app: App, withoutExtraGroups: readonly string[]): Chart {
+  return waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS, withoutExtraGroups }));
 }
 
 /**
@@ -109,10 +120,8 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
  * the examples (when asked for).
  */
 export function buildApp(app: App, options: AppOptions): Chart[] {
-  const charts = [
-    waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS })),
-    operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true }),
-  ];
+  const withoutExtraGroups = options.withoutExtraGroups ?? [];
+  const charts = [crdsChart(app, withoutExtraGroups), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -122,12 +131,15 @@ export function buildApp(app: App, options: AppOptions): Chart[] {
 /**
  * The children each resource will get, rendered exactly as the controller renders them, for
  * reviewers: `<namespace>/<plural>.<name>.yaml` (`_cluster/` for cluster-scoped resources,
- * a name no namespace can have) per resource that has children.
+ * a name no namespace can have) per resource that has children; `<namespace>/<group>/...` for
+ * a resource in an extra group of its kind.
  */
 export function previews(instances: readonly Instance[]): Map<string, string> {
   const files = new Map<string, string>();
   for (const { kind, object, children } of instances) {
-    if (children.length) files.set(`${object.metadata.namespace ?? '_cluster'}/${kind.plural}.${object.metadata.name}.yaml`, Yaml.stringify(...children));
+    // An extra group's resources in a folder named by the group: no namespace has a dot, and same-named resources in two groups get a file each.
+    const folder = [object.metadata.namespace ?? '_cluster', ...(isExtraIdentity(kind) ? [kind.group] : [])].join('/');
+    if (children.length) files.set(`${folder}/${kind.plural}.${object.metadata.name}.yaml`, Yaml.stringify(...children));
   }
   return files;
 }
@@ -153,6 +165,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     default: 'false',
     description: `Let the controller copy Secrets (CopyratorRule ruleType secret): Secret rules in its ClusterRole and --${SECRET_COPY.controllerOption} on its command line.`,
+  },
+  {
+    name: 'without-extra-groups',
+    type: 'list',
+    description:
+      'Leave out extra API groups of kinds, by CRD name (e.g. copyrators.flant.com): no CRD, no RBAC, not served. Every group is served by default, so that the originals\u2019 manifests apply unchanged.',
   },
 ];
 
@@ -189,7 +207,22 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
   });
   if (clashes.length) throw new UserError(clashes);
-  return { instances, builtIns, examples, secretCopy: options[SECRET_COPY.synthOption] as boolean, helmInstances: options['helm-instances'] as boolean };
+  const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];
+  try {
+    checkWithoutExtraGroups(KINDS, withoutExtraGroups, '--without-extra-groups');
+  } catch (err) {
+    throw new UserError([(err as Error).message]);
+  }
+  const leftOut = instances.filter((i) => withoutExtraGroups.includes(crdName(i.kind)));
+  if (leftOut.length) throw new UserError(leftOut.map((i) => `${i.where}: ${instanceName(i.kind, i.object)} is in ${crdName(i.kind)}, which --without-extra-groups leaves out`));
+  return {
+    instances,
+    builtIns,
+    examples,
+    secretCopy: options[SECRET_COPY.synthOption] as boolean,
+    helmInstances: options['helm-instances'] as boolean,
+    withoutExtraGroups,
+  };
 }
 
 /** `NAME=value` lines for scripts/synth.sh to export; a value on several lines could not be read back line by line. */
@@ -208,14 +241,15 @@ function synthesize(options: AppOptions): void {
   app.synth();
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
   mkdirSync(join(app.outdir, dirname(ARGOCD_HEALTH_FILE)), { recursive: true });
-  writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS));
-  const [crds, , ...resources] = charts;
+  writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS, options.withoutExtraGroups));
+  const [, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),
     kinds: KINDS,
-    crds,
+    crds: crdsChart,
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
+    withoutExtraGroups: options.withoutExtraGroups ?? [],
     resources: options.helmInstances ? resources : [],
   });
   for (const [file, yaml] of previews([...options.instances, ...(options.examples ?? [])])) {

@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { allIdentities, servedIdentities } from './core/groups';
 import { AnyKind, apiVersionOf } from './core/kind';
 import { previewChildren } from './core/render';
 // A problem with the input is a UserError (src/core/errors.ts): one line, a non-zero exit.
@@ -42,7 +43,12 @@ const SECRET_REFUSED =
 
 /** `ExchangeRate (operators.brennerm.github.io/v1), ...`: what an unknown kind is told to be instead. */
 export function knownKinds(kinds: readonly AnyKind[]): string {
-  return kinds.map((k) => `${k.kind} (${apiVersionOf(k)})`).join(', ');
+  return kinds.map((k) => `${k.kind} (${servedIdentities(k).map(apiVersionOf).join(' or ')})`).join(', ');
+}
+
+/** The kind an object's apiVersion and kind name, in any group it is served under (see servedIdentities). */
+function identityOf(object: Record<string, unknown>, kinds: readonly AnyKind[]): AnyKind | undefined {
+  return allIdentities(kinds).find((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind);
 }
 
 /** The built-in kind an object claims to be, if it is one a team may declare. */
@@ -53,7 +59,7 @@ export function builtInKindOf(object: Record<string, unknown>): BuiltInKind | un
 /** The kind an object claims to be, or an error naming the kinds that exist (the built-in ones are found by builtInKindOf). */
 export function kindOf(object: Record<string, unknown>, where: string, kinds: readonly AnyKind[]): AnyKind {
   const { apiVersion, kind: kindName } = object;
-  const kind = kinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kindName);
+  const kind = identityOf(object, kinds);
   if (!kind && apiVersion === 'v1' && kindName === 'Secret') throw new InputError(`${where}: ${SECRET_REFUSED}`);
   if (!kind) {
     const builtIns = BUILT_IN_KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
@@ -111,7 +117,7 @@ export function readResources(text: string, source: string, kinds: readonly AnyK
       if (builtIn) {
         requireName(object, where);
         found.builtIns.push({ kind: builtIn, object, where, document: index });
-      } else if (!skipOtherKinds || kinds.some((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind)) {
+      } else if (!skipOtherKinds || identityOf(object, kinds)) {
         found.resources.push({ kind: kindOf(object, where, kinds), object, where, document: index });
       }
     } catch (err) {

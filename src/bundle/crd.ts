@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { allIdentities, crdName, isExtraIdentity } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { OpenApiSchema, schemaOf } from '../schema';
 
@@ -29,12 +30,12 @@ export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
   };
 }
 
-/** The CustomResourceDefinition manifest of one kind. */
+/** The CustomResourceDefinition manifest of one kind in one of its groups (see servedIdentities): the same names, schema and columns in each. */
 export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata: { name: string } } {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${kind.plural}.${kind.group}` },
+    metadata: { name: crdName(kind) },
     spec: {
       group: kind.group,
       scope: kind.scope,
@@ -43,7 +44,8 @@ export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata
         listKind: `${kind.kind}List`,
         plural: kind.plural,
         singular: kind.singular,
-        shortNames: [...kind.shortNames],
+        // None rather than an empty list, which the API server drops (a GitOps tool would see drift).
+        ...(kind.shortNames.length ? { shortNames: [...kind.shortNames] } : {}),
         categories: [CATEGORY],
       },
       versions: [
@@ -68,15 +70,18 @@ export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata
 export interface CustomResourceDefinitionsProps {
   /** The kinds to define. */
   readonly kinds: readonly AnyKind[];
+  /** Extra groups to leave out, by CRD name (`<plural>.<group>`). @default none: every group of every kind */
+  readonly withoutExtraGroups?: readonly string[];
 }
 
-/** One CRD per kind. */
+/** One CRD per kind and group, each kind's main group first. */
 export class CustomResourceDefinitions extends Construct {
   constructor(scope: Construct, id: string, props: CustomResourceDefinitionsProps) {
     super(scope, id);
-    for (const kind of props.kinds) {
+    for (const kind of allIdentities(props.kinds, props.withoutExtraGroups)) {
       const { apiVersion, kind: objectKind, metadata, ...rest } = crdManifest(kind);
-      new ApiObject(this, kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata, ...rest });
+      // A main group's id stays the plural, as it always was.
+      new ApiObject(this, isExtraIdentity(kind) ? metadata.name : kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata, ...rest });
     }
   }
 }

@@ -19,6 +19,8 @@ export interface ControllerDeploymentProps {
   readonly leaseName: string;
   /** Run with --enable-secrets (the install grants Secret access; see SECRET_COPY). @default false */
   readonly secretCopy?: boolean;
+  /** Run with --without-extra-groups (CRD names of extra groups the install leaves out). @default none */
+  readonly withoutExtraGroups?: readonly string[];
 }
 
 /** The port of /metrics, /healthz and /readyz. */
@@ -58,7 +60,14 @@ export class ControllerDeployment extends Construct {
               imageContainer({
                 name: 'controller',
                 image: props.image,
-                args: ['controller', `--leader-election-namespace=${namespace}`, `--leader-election-lease=${props.leaseName}`, `--http-port=${HTTP_PORT}`, ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : [])],
+                args: [
+                  'controller',
+                  `--leader-election-namespace=${namespace}`,
+                  `--leader-election-lease=${props.leaseName}`,
+                  `--http-port=${HTTP_PORT}`,
+                  ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
+                  ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
+                ],
                 env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
                 port: HTTP_PORT,
                 // It writes nothing to disk but its log; the limit only guards against a runaway log.

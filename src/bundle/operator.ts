@@ -1,8 +1,9 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
-import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, userRules } from './rbac';
+import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 import { GuitarUi, GuitarUiOptions } from './ui';
 import { controllerImage } from './version';
@@ -18,6 +19,10 @@ export interface OperatorBundleProps {
   readonly secretCopy?: boolean;
   /** Controller replicas; one leads, the others wait. @default 2 */
   readonly replicas?: number;
+  /** The kinds cluster users get view and edit roles on: every kind whose CRDs are installed, served or not. @default kinds */
+  readonly userKinds?: readonly AnyKind[];
+  /** Extra groups of the kinds to leave out, by CRD name (`<plural>.<group>`): no RBAC, and the controller does not wait for them. @default none */
+  readonly withoutExtraGroups?: readonly string[];
   /** The guitar web UI (`cdk8s-operators ui`, same image); false leaves it out. @default its own identity, all namespaces */
   readonly ui?: GuitarUiOptions | false;
 }
@@ -88,8 +93,16 @@ export class OperatorBundle extends Construct {
     });
 
     const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
-    clusterRole('view', userRules(props.kinds, 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
-    clusterRole('edit', userRules(props.kinds, 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+    const userKinds = props.userKinds ?? props.kinds;
+    clusterRole('view', userRules(userKinds, 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
+    clusterRole('edit', userRules(userKinds, 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+    // Each extra group of a kind has roles of its own, so that leaving it out removes whole objects (and the main group's stay as they were).
+    const extras = (kinds: readonly AnyKind[]) => kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups).filter(isExtraIdentity));
+    for (const identity of extras(props.kinds)) bindCluster(clusterRole(crdName(identity), ownRules(identity)));
+    for (const identity of extras(userKinds)) {
+      clusterRole(`${crdName(identity)}:view`, userRules([identity], 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
+      clusterRole(`${crdName(identity)}:edit`, userRules([identity], 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+    }
 
     new ControllerDeployment(this, 'controller', {
       namespace,
@@ -99,6 +112,7 @@ export class OperatorBundle extends Construct {
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
       secretCopy,
+      withoutExtraGroups: props.withoutExtraGroups,
     });
 
     // The UI serves guitars: no Guitar kind, no UI.

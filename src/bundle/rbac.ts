@@ -21,15 +21,23 @@ const READ: Verb[] = ['get', 'list', 'watch'];
  * the child access it declares. No wildcard anywhere.
  */
 export function kindRules(kind: AnyKind, options: RbacOptions): PolicyRule[] {
-  const own: PolicyRule[] = [
+  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== SECRET_COPY.optIn || options.secretCopy));
+  return [...ownRules(kind), ...mergePermissions(children)];
+}
+
+/**
+ * What the controller may do to the kind's own objects in its group: read them, write their
+ * status (never their spec), manage finalizers where it uses one. An extra group of a kind (see
+ * servedIdentities) gets these alone; the children's access is the kind's, granted once.
+ */
+export function ownRules(kind: AnyKind): PolicyRule[] {
+  return [
     // patch on the object itself only adds and removes our finalizer.
     { apiGroups: [kind.group], resources: [kind.plural], verbs: kind.finalizer ? [...READ, 'patch'] : READ },
     { apiGroups: [kind.group], resources: [`${kind.plural}/status`], verbs: ['get', 'patch', 'update'] },
     // Setting blockOwnerDeletion on children's ownerReferences needs this where admission enforces it.
     { apiGroups: [kind.group], resources: [`${kind.plural}/finalizers`], verbs: ['update'] },
   ];
-  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== SECRET_COPY.optIn || options.secretCopy));
-  return [...own, ...mergePermissions(children)];
 }
 
 /** The access a kind needs in one namespace only, as rules of a Role per namespace. */

@@ -55,7 +55,16 @@ export interface PrinterColumn {
  * runtime only ever see kinds through this interface.
  */
 export interface KindDefinition<Spec = unknown, Status = unknown, Observation = unknown> {
+  /** The main API group: the one its examples, previews and the docs use. */
   readonly group: string;
+  /**
+   * Further API groups the kind is also served under, where an original operator's users wrote
+   * another group than the main one: each is its own CRD (`<plural>.<group>`, same version,
+   * names, schema, printer columns and category), with its own RBAC, and the controller serves
+   * its objects alike (see `servedIdentities` in src/core/groups.ts). On by default, so that
+   * old manifests apply unchanged; an install may leave one out. @default none
+   */
+  readonly extraGroups?: readonly string[];
   readonly version: string;
   readonly kind: string;
   readonly plural: string;

@@ -7,7 +7,11 @@ export const PRODUCT = 'cdk8s-operators';
 /** Labels every child carries, so the controller can find, watch and prune what it manages. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
-/** `<plural>.<group>` of the owner, e.g. `exchangerates.operators.brennerm.github.io`. */
+/**
+ * `<plural>.<group>` of the owner, in the group the owner is in (see src/core/groups.ts), e.g.
+ * `exchangerates.operators.brennerm.github.io`: children of same-named owners in two groups of
+ * a kind are told apart, and a main group's children keep the label they always had.
+ */
 export const OWNER_KIND_LABEL = 'cdk8s-operators.io/owner-kind';
 export const OWNER_NAME_LABEL = 'cdk8s-operators.io/owner-name';
 export const OWNER_NAMESPACE_LABEL = 'cdk8s-operators.io/owner-namespace';

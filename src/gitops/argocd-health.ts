@@ -1,4 +1,5 @@
 import { Yaml } from 'cdk8s';
+import { allIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { failureReasons } from '../core/status';
 
@@ -93,8 +94,9 @@ export function healthLua(kind: AnyKind): string {
  * manifests have none (their kustomization sets it after the patches), and kustomize
  * matches a patch to its target by namespace too.
  */
-export function argoCdHealthPatch(kinds: readonly AnyKind[]): string {
-  const data = Object.fromEntries([...kinds].sort((a, b) => (healthKey(a) < healthKey(b) ? -1 : 1)).map((kind) => [healthKey(kind), healthLua(kind)]));
+export function argoCdHealthPatch(kinds: readonly AnyKind[], withoutExtraGroups: readonly string[] = []): string {
+  // A check per group: Argo CD keys them by group and kind.
+  const data = Object.fromEntries(allIdentities(kinds, withoutExtraGroups).sort((a, b) => (healthKey(a) < healthKey(b) ? -1 : 1)).map((kind) => [healthKey(kind), healthLua(kind)]));
   return Yaml.stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -1,3 +1,4 @@
+import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind, CustomResource, Permission, Verb } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
@@ -25,13 +26,16 @@ export interface ControllerSettings {
   readonly kindOptions: Readonly<Record<string, unknown>>;
   /** This replica's name in Events and logs. */
   readonly identity: string;
+  /** Extra groups of the kinds not to serve, by CRD name (`<plural>.<group>`); none by default. */
+  readonly withoutExtraGroups?: readonly string[];
 }
 
 type Owner = CustomResource & KubeObject;
 
 /**
- * The generic engine: for each kind, once its CRD is established, a cache of its objects and
- * of the children it manages; every change queues the owner; workers reconcile one key at a time.
+ * The generic engine: for each kind in each of its groups (see servedIdentities), once that
+ * group's CRD is established, a cache of its objects and of the children it manages; every
+ * change queues the owner, by a key that names the group; workers reconcile one key at a time.
  */
 export class Controller {
   private readonly queue = new WorkQueue();
@@ -64,9 +68,11 @@ export class Controller {
     return this.informers.every((i) => i.hasSynced);
   }
 
-  /** Starts every kind (each as soon as its CRD is established) and the workers; returns at once. */
+  /** Starts every kind in each of its groups (each as soon as its CRD is established) and the workers; returns at once. */
   start(): void {
-    for (const kind of this.settings.kinds) this.running.push(this.startKindUntilItWorks(kind));
+    for (const kind of this.settings.kinds) {
+      for (const identity of servedIdentities(kind, this.settings.withoutExtraGroups)) this.running.push(this.startKindUntilItWorks(identity));
+    }
     for (let i = 0; i < this.settings.workers; i++) this.running.push(this.work());
   }
 
@@ -86,16 +92,17 @@ export class Controller {
         return await this.startKind(kind);
       } catch (err) {
         const delay = Math.min(30_000, 1000 * 2 ** attempt);
-        this.log.warn('could not start serving the kind; retrying', { kind: kind.kind, retryInMs: delay, error: err as Error });
+        this.log.warn('could not start serving the kind; retrying', { kind: kind.kind, crd: crdName(kind), retryInMs: delay, error: err as Error });
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
   private async startKind(kind: AnyKind): Promise<void> {
-    const log = this.log.child({ kind: kind.kind });
+    const log = this.log.child({ kind: kind.kind, ...(isExtraIdentity(kind) ? { group: kind.group } : {}) });
     if (!(await this.waitForCrd(kind, log))) return;
-    const group = `${kind.plural}.${kind.group}`;
+    // Queue keys start with the CRD's name, so that same-named objects in two groups of a kind are two keys.
+    const group = crdName(kind);
     const options = this.settings.kindOptions;
     const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
     const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
@@ -148,7 +155,7 @@ export class Controller {
 
   /** The CRD is installed by GitOps, maybe after the controller starts: wait for it, saying why. */
   private async waitForCrd(kind: AnyKind, log: Logger): Promise<boolean> {
-    const name = `${kind.plural}.${kind.group}`;
+    const name = crdName(kind);
     let waited = 0;
     while (!this.stopping) {
       try {
@@ -222,10 +229,10 @@ function needsReconcile(object: Owner, previous?: Owner): boolean {
   return meta(object) !== meta(previous);
 }
 
-/** The owner of a child: its controller reference, or (across namespaces, where there is none) its labels. */
+/** The owner of a child: its controller reference (of this group), or (across namespaces, where there is none) its labels. */
 function ownerKeyOf(kind: AnyKind, child: KubeObject): string | undefined {
-  const refs = (child.metadata.ownerReferences ?? []) as { kind: string; name: string; controller?: boolean }[];
-  const ref = refs.find((r) => r.controller && r.kind === kind.kind);
+  const refs = (child.metadata.ownerReferences ?? []) as { apiVersion: string; kind: string; name: string; controller?: boolean }[];
+  const ref = refs.find((r) => r.controller && r.kind === kind.kind && r.apiVersion.split('/')[0] === kind.group);
   if (ref) return kind.scope === 'Namespaced' ? `${child.metadata.namespace}/${ref.name}` : ref.name;
   const labels = (child.metadata.labels ?? {}) as Record<string, string>;
   const name = labels[OWNER_NAME_LABEL];

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { UserError } from '../core/errors';
+import { checkWithoutExtraGroups } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { SECRET_COPY } from '../core/secret-copy';
 import { loadKubeConnection } from '../kube/kubeconfig';
@@ -15,6 +16,7 @@ import { Metrics, processMetrics } from './metrics';
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   KUBECONFIG_OPTION,
   { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
+  { name: 'without-extra-groups', type: 'list', description: 'Do not serve these extra groups of kinds (CRD names, e.g. copyrators.flant.com); every group is served by default.' },
   { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default.' },
   { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
   { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
@@ -42,6 +44,12 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const options = parsed.values;
   const log = createLogger({ level: options['log-level'] as LogLevel });
   const kinds = selectKinds(allKinds, options);
+  const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];
+  try {
+    checkWithoutExtraGroups(allKinds, withoutExtraGroups, '--without-extra-groups');
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
   const metrics = new Metrics();
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
   const rest = new KubeRest(await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env), (method) => requests.inc({ method }));
@@ -53,12 +61,13 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     resyncMs: options['resync-period'] as number,
     kindOptions: options,
     identity,
+    withoutExtraGroups,
   }, log, metrics);
 
   let elector: LeaderElector | undefined;
   const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
   const port = await http.start();
-  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), leaderElection: options['leader-election'] });
+  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'] });
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -1,5 +1,6 @@
 import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
 import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
+import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
@@ -66,7 +67,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
     ctx.events.forget(key);
     return NOTHING; // Deleted: the garbage collector removes owned children.
   }
-  const log = ctx.log.child({ kind: kind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name });
+  const log = ctx.log.child({ kind: kind.kind, ...(isExtraIdentity(kind) ? { group: kind.group } : {}), namespace: resource.metadata.namespace, name: resource.metadata.name });
   await ctx.watches.waitForSync();
 
   const deleting = resource.metadata.deletionTimestamp !== undefined;

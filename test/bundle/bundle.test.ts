@@ -4,10 +4,12 @@ import { OperatorBundle } from '../../src/bundle/operator';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { OpenApiSchema } from '../../src/schema';
 import { KINDS } from '../../src/kinds';
+import { crdName, extraGroupNames, isExtraIdentity, servedIdentities } from '../../src/core/groups';
+import { CustomResourceDefinitions } from '../../src/bundle/crd';
 
-function bundle(secretCopy = false): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds: KINDS, secretCopy });
+  new OperatorBundle(chart, 'operator', { kinds: KINDS, secretCopy, withoutExtraGroups });
   return chart.toJson();
 }
 const controllerRules = (objects: Record<string, any>[]): PolicyRule[] => // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -112,4 +114,70 @@ describe.each(KINDS.map((k) => [k.kind, k] as const))('the %s CRD', (_name, kind
     walk(crd.spec.versions[0].schema.openAPIV3Schema, '');
     expect(undescribed).toEqual([]);
   });
+});
+
+const EXTRA_KINDS = KINDS.filter((k) => k.extraGroups?.length);
+
+describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdentity)).map((k) => [crdName(k), k] as const))('the extra group %s', (name, extra) => {
+  const main = KINDS.find((k) => k.kind === extra.kind)!;
+  const crd = crdManifest(extra) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const mainCrd = crdManifest(main) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  it('is a CRD of its own with the main group\u2019s kind, plural, schema, printer columns and category, and no short names', () => {
+    expect(crd.metadata.name).toBe(name);
+    expect(crd.spec.group).toBe(extra.group);
+    const { shortNames, ...names } = mainCrd.spec.names;
+    expect(shortNames.length).toBeGreaterThan(0);
+    expect(crd.spec.names).toEqual(names);
+    expect(crd.spec.names.categories).toEqual(['all-operators']);
+    expect(crd.spec.versions).toEqual(mainCrd.spec.versions);
+  });
+
+  it('is synthesized beside the main group\u2019s CRD, unless left out', () => {
+    const names = (without: string[]) => {
+      const chart = new Chart(Testing.app() as App, 'crds');
+      new CustomResourceDefinitions(chart, 'crds', { kinds: KINDS, withoutExtraGroups: without });
+      return chart.toJson().map((o: { metadata: { name: string } }) => o.metadata.name);
+    };
+    expect(names([])).toEqual(expect.arrayContaining([crdName(main), name]));
+    expect(names([name])).toEqual(expect.arrayContaining([crdName(main)]));
+    expect(names([name])).not.toContain(name);
+  });
+
+  it('gets a ClusterRole of its own, bound to the controller: read, status and finalizers of its objects, as the main group gets, nothing more', () => {
+    const objects = bundle();
+    const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === `cdk8s-operators:${name}`)!;
+    const mainRules = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === `cdk8s-operators:${main.plural}`)!.rules as PolicyRule[];
+    const own = mainRules.filter((r) => r.apiGroups.includes(main.group)).map((r) => ({ ...r, apiGroups: [extra.group] }));
+    expect(role.rules).toEqual(own);
+    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === role.metadata.name)!;
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'controller', namespace: 'cdk8s-operators' }]);
+  });
+
+  it('is granted to cluster users through aggregated view and edit roles of its own', () => {
+    const objects = bundle();
+    const view = objects.find((o) => o.metadata.name === `cdk8s-operators:${name}:view`)!;
+    const edit = objects.find((o) => o.metadata.name === `cdk8s-operators:${name}:edit`)!;
+    expect(view.metadata.labels).toMatchObject({ 'rbac.authorization.k8s.io/aggregate-to-view': 'true', 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' });
+    expect(view.rules).toEqual([{ apiGroups: [extra.group], resources: [extra.plural, `${extra.plural}/status`], verbs: ['get', 'list', 'watch'] }]);
+    expect(edit.metadata.labels).toMatchObject({ 'rbac.authorization.k8s.io/aggregate-to-edit': 'true', 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' });
+    expect(edit.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view']).toBeUndefined();
+    expect(edit.rules).toEqual([{ apiGroups: [extra.group], resources: [extra.plural], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }]);
+  });
+
+  it('left out, has no RBAC, the controller is told so, and nothing of the main groups changes', () => {
+    const all = bundle();
+    const without = bundle(false, [name]);
+    expect(without.filter((o) => o.metadata.name.includes(name))).toEqual([]);
+    const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(args(without)).toContain(`--without-extra-groups=${name}`);
+    expect(args(all).some((a) => a.startsWith('--without-extra-groups'))).toBe(false);
+    const rest = (objects: Record<string, any>[]) => objects.filter((o) => !o.metadata.name.includes(name) && o.kind !== 'Deployment'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(rest(without)).toEqual(rest(all));
+  });
+});
+
+it('names every extra group of the kinds as an install may leave it out', () => {
+  expect(extraGroupNames(KINDS)).toEqual(['copyrators.flant.com', 'databases.stable.imaginedata.co']);
 });

@@ -173,14 +173,14 @@ describe('cdk8s-operators diff against a live cluster', () => {
     expect(result.stderr.trim()).toMatch(message);
   });
 
-  it('refuses the misspelt group, naming the kinds that exist, before asking the cluster anything', () => {
+  it('refuses a group no kind is served in, naming the kinds that exist, before asking the cluster anything', () => {
     const result = spawnSync(process.execPath, [bin, 'diff', '-f', '-', '--kubeconfig', '/nonexistent'], {
       encoding: 'utf8',
-      input: `apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: orders, namespace: ${'team-a'}}\nspec: {}\n`,
+      input: `apiVersion: stable.imaginedata.org/v1\nkind: Database\nmetadata: {name: orders, namespace: ${'team-a'}}\nspec: {}\n`,
     });
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `cdk8s-operators diff: standard input: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
+      `cdk8s-operators diff: standard input: unknown kind Database in apiVersion stable.imaginedata.org/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
     );
   });
 });

@@ -49,7 +49,7 @@ describe('cdk8s-operators render', () => {
     ['text that is not YAML', 'spec: [unclosed\n', /standard input is not valid YAML: .*line 2, column 1$/],
     ['a YAML list instead of an object', '- a\n- b\n', /expected a Kubernetes object \(a YAML mapping\), got a list$/],
     ['an unknown kind', 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n', /unknown kind Pod in apiVersion v1; expected one of ExchangeRate \(operators\.brennerm\.github\.io\/v1\)/],
-    ['the misspelt SampleDB group', 'apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: x}\n', /unknown kind Database in apiVersion stable\.imaginedata\.co\/v1/],
+    ['a group no kind is served in', 'apiVersion: stable.imaginedata.org/v1\nkind: Database\nmetadata: {name: x}\n', /unknown kind Database in apiVersion stable\.imaginedata\.org\/v1; .*Database \(stable\.imaginedata\.com\/v1 or stable\.imaginedata\.co\/v1\)/],
     ['an invalid spec', exchangeRate('{currency: XYZ}'), /ExchangeRate chf is invalid: spec\.currency: must be one of "CAD", .*got "XYZ"$/],
     ['a missing spec field', exchangeRate('{base: USD}'), /ExchangeRate chf is invalid: spec\.currency: is required$/],
     ['a missing name', 'apiVersion: kool.karmalabs.local/v1\nkind: Guitar\nmetadata: {}\nspec: {brand: x}\n', /metadata\.name is required$/],
@@ -60,6 +60,18 @@ describe('cdk8s-operators render', () => {
     expect(stderr.split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^cdk8s-operators render: /);
     expect(stderr).toMatch(message);
+  });
+
+  it('renders a resource in an extra group of its kind, its children owned by that group', () => {
+    const rule = 'apiVersion: flant.com/v1\nkind: CopyratorRule\nmetadata: {name: r, namespace: team-a}\nruleType: configmap\nselector: {copyrator: "true"}\n';
+    const { code, stderr } = render('-', rule);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const database = 'apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: my-first-crd-database, namespace: default}\nspec: {name: name-of-database, port: 5432, storage-size: 50G, image: super-great-docker-image, replicas: 3}\n';
+    const rendered = render('-', database);
+    expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({ code: 0, stderr: '' });
+    const children = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
+    expect(children.length).toBeGreaterThan(3);
+    for (const child of children) expect(child.metadata.labels['cdk8s-operators.io/owner-kind']).toBe('databases.stable.imaginedata.co');
   });
 
   it('names the document that is wrong in a multi-document file', () => {

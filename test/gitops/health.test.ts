@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { allIdentities, crdName, mainIdentity } from '../../src/core/groups';
 import { AnyKind, ReadyVerdict } from '../../src/core/kind';
 import { ENGINE_FAILURE_REASONS, ENGINE_PROGRESS_REASONS, failureReasons } from '../../src/core/status';
 import { argoCdHealthPatch, healthKey } from '../../src/gitops/argocd-health';
@@ -25,7 +26,7 @@ type Options = { generation?: number; deleting?: boolean; kindStatus?: object };
 
 /** An object of `kind` whose status is what the engine's status writer makes of `verdict`, at generation 3. */
 function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generation = 3, deleting = false, kindStatus = {} }: Options = {}): Record<string, unknown> {
-  const cases = ALL_CASES.find((c) => c.kind === kind);
+  const cases = ALL_CASES.find((c) => c.kind === mainIdentity(kind));
   if (!cases) throw new Error(`${kind.kind} has no validation table, whose first valid object these states are made of (see test/kinds/validation.test.ts)`);
   const base = objectOf(kind, 'sample', cases.valid[0].body, 'team-a') as Record<string, unknown> & { metadata: Record<string, unknown> };
   const observed = { ...base, metadata: { ...base.metadata, uid: 'u-1', generation: 3 } } as never;
@@ -67,13 +68,20 @@ const verdicts = (states: State[], judged: Judgement[], tool: 'argoCd' | 'kstatu
 describe('Argo CD health checks (dist/argocd/argocd-cm-health.yaml)', () => {
   const scripts = shippedHealthScripts();
 
-  it('are what the kinds generate now, one per kind (run npm run synth when this fails)', () => {
+  it('are what the kinds generate now, one per kind and group (run npm run synth when this fails)', () => {
     expect(readFileSync(SHIPPED_HEALTH, 'utf8')).toBe(argoCdHealthPatch(KINDS));
-    expect([...scripts.keys()].sort()).toEqual(KINDS.map(healthKey).sort());
+    expect([...scripts.keys()].sort()).toEqual(allIdentities(KINDS).map(healthKey).sort());
     expect(healthKey(KINDS.find((k) => k.kind === 'Database')!)).toBe('resource.customizations.health.stable.imaginedata.com_Database');
+    expect(scripts.has('resource.customizations.health.stable.imaginedata.co_Database')).toBe(true);
+    expect(scripts.has('resource.customizations.health.flant.com_CopyratorRule')).toBe(true);
   });
 
-  it.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s: Argo CD (gopher-lua) and kstatus say what each state is', (_name, kind) => {
+  it('leave out the check of an extra group the install leaves out', () => {
+    expect(argoCdHealthPatch(KINDS, ['copyrators.flant.com'])).not.toContain('flant.com_CopyratorRule');
+    expect(argoCdHealthPatch(KINDS, ['copyrators.flant.com'])).toContain('test.com_CopyratorRule');
+  });
+
+  it.each(allIdentities(KINDS).map((kind) => [crdName(kind), kind] as const))('%s: Argo CD (gopher-lua) and kstatus say what each state is', (_name, kind) => {
     const states = statesOf(kind);
     const expected = (tool: 'argoCd' | 'kstatus') => states.map((state) => ({ state: state.name, [tool]: state[tool] }));
     expect(verdicts(states, argoCdHealth(scripts.get(healthKey(kind))!, states.map((s) => s.object)), 'argoCd')).toEqual(expected('argoCd'));

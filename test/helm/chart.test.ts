@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
+import { allIdentities } from '../../src/core/groups';
 import { KINDS } from '../../src/kinds';
 import { DIST, loadYaml } from '../support/manifests';
 import { CHART, helm, helmTemplate } from './helm';
@@ -74,9 +75,31 @@ describe('dist/helm with the real helm', () => {
     // registrymirrors' namespace and Role there, and the guitar UI, go with their kinds.
     expect(rendered.filter((o) => o.metadata.namespace === 'registry-mirrors' || o.metadata.name === 'registry-mirrors')).toEqual([]);
     expect(rendered.filter((o) => o.metadata.name.includes('guitar-ui'))).toEqual([]);
-    expect(rendered.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
-    // Users keep view and edit on every kind whose CRD is installed.
+    expect(rendered.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(allIdentities(KINDS).length);
+    // Users keep view and edit on every kind whose CRD is installed, in each of its groups.
     expect(rulesOf(rendered, 'cdk8s-operators:view')).toEqual(rulesOf(helmTemplate(), 'cdk8s-operators:view'));
+    expect(rulesOf(rendered, 'cdk8s-operators:copyrators.flant.com:view')).toEqual(rulesOf(helmTemplate(), 'cdk8s-operators:copyrators.flant.com:view'));
+    expect(rulesOf(rendered, 'cdk8s-operators:copyrators.flant.com')).toBeUndefined();
+  });
+
+  it('serves every extra group by default, and leaves one out with withoutExtraGroups: no CRD, no RBAC, the controller told', () => {
+    const plain = helmTemplate();
+    expect(plain.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(expect.arrayContaining(['copyrators.flant.com', 'databases.stable.imaginedata.co']));
+    const rendered = helmTemplate('--set', 'withoutExtraGroups={copyrators.flant.com}');
+    const gone = plain.filter((o) => !rendered.some((r) => id(r) === id(o)));
+    expect(gone.map(id).sort()).toEqual([
+      'ClusterRole//cdk8s-operators:copyrators.flant.com',
+      'ClusterRole//cdk8s-operators:copyrators.flant.com:edit',
+      'ClusterRole//cdk8s-operators:copyrators.flant.com:view',
+      'ClusterRoleBinding//cdk8s-operators:copyrators.flant.com',
+      'CustomResourceDefinition//copyrators.flant.com',
+    ]);
+    expect(controllerOf(rendered).container.args.slice(4)).toEqual(['--without-extra-groups=copyrators.flant.com']);
+    // Nothing else changes.
+    expect(rendered.filter((o) => o.kind !== 'Deployment' || o.metadata.name !== 'controller').every((o) => isDeepStrictEqual(o, plain.find((p) => id(p) === id(o))))).toBe(true);
+    const both = helmTemplate('--set', 'withoutExtraGroups={copyrators.flant.com,databases.stable.imaginedata.co}');
+    expect(controllerOf(both).container.args.slice(4)).toEqual(['--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co']);
+    expect(both.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
   });
 
   it('leaves the guitar UI out with ui.enabled=false, and only it', () => {
@@ -110,6 +133,8 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'resources.limit.cpu=1'], "at '/resources': additional properties 'limit' not allowed"],
     [['--set', 'resources.limits.memory=1GB'], "at '/resources/limits/memory': '1GB' does not match pattern"],
     [['--set-string', 'ui.enabled=no'], "at '/ui/enabled': got string, want boolean"],
+    [['--set', 'withoutExtraGroups={copyrators.test.com}'], "at '/withoutExtraGroups/0': value must be one of 'copyrators.flant.com', 'databases.stable.imaginedata.co'"],
+    [['--set', 'withoutExtraGroups=flant.com'], "at '/withoutExtraGroups': got string, want array"],
     [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
   ])('refuses %j at helm template, naming the field', (args, message) => {
     const run = helm(['template', 'cdk8s-operators', CHART, ...args]);
@@ -129,10 +154,14 @@ describe('dist/helm with the real helm', () => {
     expect(run.code).toBe(0);
     const notes = run.stdout.slice(run.stdout.indexOf('NOTES:'));
     expect(notes).toContain(`cdk8s-operators ${version} is installed as release ops.`);
-    expect(notes).toContain('serving\nexchangerates, guitars\nin the namespaces team-a;\nSecret copying is on.');
+    expect(notes).toContain('serving\nexchangerates, guitars\nin the namespaces team-a;\nSecret copying is on; every API group of every kind is served.');
     expect(notes).toContain('kubectl -n cdk8s-operators rollout status deployment/controller');
     expect(notes).toContain('kubectl get exchangerates,guitars --all-namespaces');
     expect(notes).toContain('port-forward service/guitar-ui');
     expect(helm(['install', 'ops', CHART, '--dry-run=client', '--set', 'ui.enabled=false']).stdout).not.toContain('guitar-ui 8081');
+    // A bare plural two groups share means one of them to kubectl: the default lists every kind by its category instead.
+    const plain = helm(['install', 'ops', CHART, '--dry-run=client', '--set', 'withoutExtraGroups={databases.stable.imaginedata.co}']).stdout;
+    expect(plain).toContain('kubectl get all-operators --all-namespaces');
+    expect(plain).toContain('extra API groups left out: databases.stable.imaginedata.co.');
   });
 });

@@ -5,7 +5,7 @@ import { App } from 'cdk8s';
 import { UserError } from '../../src/core/errors';
 import { loadInstances } from '../../src/gitops/instances';
 import { KINDS } from '../../src/kinds';
-import { buildApp, exampleInstances, kustomization, previews } from '../../src/main';
+import { buildApp, exampleInstances, kustomization, loadFromEnvironment, previews } from '../../src/main';
 import { KINDS_LISTED, KINDS_WITH_EXAMPLES } from '../support/kinds';
 
 // Reading a team's resources (YAML documents and TypeScript declarations) and refusing bad ones,
@@ -92,8 +92,8 @@ describe('a team\u2019s resources, read from a folder', () => {
     ['a CEL rule over the whole object (both copyrator layouts at once)', {
       'c.yaml': 'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: r, namespace: team-a}\nruleType: configmap\nspec: {ruleType: configmap, selector: {a: b}}\n',
     }, [/^c\.yaml: CopyratorRule r is invalid: spec: use spec or the top-level fields \(.*\), not both$/]],
-    ['the misspelt SampleDB group, with the kinds that exist', { 'db.yaml': 'apiVersion: stable.imaginedata.co/v1\nkind: Database\nmetadata: {name: orders, namespace: team-a}\nspec: {}\n' }, [
-      `db.yaml: unknown kind Database in apiVersion stable.imaginedata.co/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
+    ['a group no kind is served in, with the kinds and groups that exist', { 'db.yaml': 'apiVersion: stable.imaginedata.org/v1\nkind: Database\nmetadata: {name: orders, namespace: team-a}\nspec: {}\n' }, [
+      `db.yaml: unknown kind Database in apiVersion stable.imaginedata.org/v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
     ]],
     ['a kind that is neither ours nor a Namespace or ConfigMap', { 'pod.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\n' }, [
       `pod.yaml: unknown kind Pod in apiVersion v1; expected one of ${KINDS_LISTED}, or beside them one of Namespace (v1), ConfigMap (v1)`,
@@ -190,6 +190,28 @@ describe('the app built from them', () => {
     const files = previews(instances);
     expect([...files.keys()]).toEqual(['_cluster/registrymirrors.quay.yaml', 'team-x/exchangerates.usd.yaml']);
     expect(files.get('team-x/exchangerates.usd.yaml')).toContain('cdk8s-operators.io/owner-name: usd');
+  });
+
+  it('accepts a resource in an extra group of its kind, and previews it in a folder named by the group', () => {
+    const rule = (group: string) => `apiVersion: ${group}/v1\nkind: CopyratorRule\nmetadata: {name: copy, namespace: team-a}\nspec: {ruleType: configmap, selector: {copyrator: "true"}}\n`;
+    const loaded = loadInstances({ dir: folderWith({ 'a.yaml': rule('flant.com'), 'b.yaml': rule('test.com') }), root, kinds: KINDS }).instances;
+    expect(loaded.map((i) => `${i.kind.group} ${i.object.metadata.name}`)).toEqual(['flant.com copy', 'test.com copy']);
+    const files = previews(loaded.map((i) => ({ ...i, children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }] })));
+    expect([...files.keys()]).toEqual(['team-a/flant.com/copyrators.copy.yaml', 'team-a/copyrators.copy.yaml']);
+    expect(problemsOf(folderWith({ 'a.yaml': rule('flant.com').replace('configmap', 'map') }))).toEqual([expect.stringContaining('a.yaml: CopyratorRule copy is invalid: spec.ruleType')]);
+  });
+
+  it('names every group of a kind when an apiVersion is unknown', () => {
+    expect(problemsOf(folderWith({ 'a.yaml': 'apiVersion: flant.io/v1\nkind: CopyratorRule\nmetadata: {name: c, namespace: team-a}\n' }))).toEqual([
+      expect.stringContaining('CopyratorRule (test.com/v1 or flant.com/v1)'),
+    ]);
+  });
+
+  it('refuses to synthesize a resource in an extra group the install leaves out', () => {
+    const dir = folderWith({ 'a.yaml': 'apiVersion: flant.com/v1\nkind: CopyratorRule\nmetadata: {name: c, namespace: team-a}\nspec: {ruleType: configmap, selector: {a: b}}\n' });
+    expect(() => loadFromEnvironment({ CDK8S_OPERATORS_INSTANCES: dir }, ['--without-extra-groups', 'copyrators.flant.com'])).toThrow(UserError);
+    expect(() => loadFromEnvironment({ CDK8S_OPERATORS_INSTANCES: dir, CDK8S_OPERATORS_WITHOUT_EXTRA_GROUPS: 'copyrators.test.com' })).toThrow(UserError);
+    expect(loadFromEnvironment({ CDK8S_OPERATORS_INSTANCES: dir }).instances).toHaveLength(1);
   });
 
   it('previews a changed child when the spec changes', () => {

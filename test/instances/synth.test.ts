@@ -87,6 +87,27 @@ describe('npm run synth with a team\u2019s resources', () => {
     expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['ExchangeRate/usd']);
   });
 
+  it('leaves extra API groups out with --without-extra-groups: its CRD, RBAC and health check; the controller is told; a wrong one is refused', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-groups-'));
+    const empty = mkdtempSync(join(tmpdir(), 'synth-groups-in-'));
+    expect(synth('--instances', empty, '--output', out, '--without-extra-groups', 'copyrators.flant.com,databases.stable.imaginedata.co')).toEqual({ code: 0, stderr: '' });
+    const crds = kindsIn(join(out, '0-crds.k8s.yaml'));
+    expect(crds).toContain('CustomResourceDefinition/copyrators.test.com');
+    expect(crds.filter((c) => c.endsWith('flant.com') || c.endsWith('imaginedata.co'))).toEqual([]);
+    const operator = readFileSync(join(out, '1-operator.k8s.yaml'), 'utf8');
+    expect(operator).not.toMatch(/- flant\.com\n|cdk8s-operators:copyrators\.flant\.com/);
+    expect(operator).toContain('--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co');
+    expect(readFileSync(join(out, 'argocd', 'argocd-cm-health.yaml'), 'utf8')).not.toContain('flant.com_CopyratorRule');
+    // The chart still holds every group, and leaves these out by default.
+    expect(readFileSync(join(out, 'helm', 'values.yaml'), 'utf8')).toContain('withoutExtraGroups: ["copyrators.flant.com","databases.stable.imaginedata.co"]');
+    expect(readFileSync(join(out, 'helm', 'templates', '0-crds.k8s.yaml'), 'utf8')).toContain('name: copyrators.flant.com');
+
+    expect(synth('--instances', empty, '--output', out, '--without-extra-groups', 'copyrators.test.com')).toEqual({
+      code: 1,
+      stderr: 'synth: --without-extra-groups: copyrators.test.com is a main group, which cannot be left out (--kinds leaves out a whole kind); unknown extra group(s) copyrators.test.com; expected some of copyrators.flant.com, databases.stable.imaginedata.co',
+    });
+  });
+
   it('explains its flags and refuses unknown ones and a missing folder', () => {
     expect(spawnSync('bash', [join(root, 'scripts', 'synth.sh'), '--help'], { encoding: 'utf8' }).stdout).toContain('--helm-instances');
     expect(synth('--bogus')).toEqual({ code: 1, stderr: 'synth: unknown flag --bogus; see --help' });

@@ -114,18 +114,23 @@ describe('Database children on the API server', () => {
     await expect(objects.create({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders-2', namespace }, spec } as KubeObject, { dryRun: true })).resolves.toBeDefined();
   });
 
-  it('rejects the SampleDB under the misspelt group stable.imaginedata.co: no such API ("no matches for kind")', async () => {
-    const misspelt = { apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', metadata: { name: 'my-first-crd-database', namespace }, spec: SAMPLE_DB };
+  it('accepts the SampleDB\u2019s own sample in stable.imaginedata.co as in stable.imaginedata.com, and refuses a group the kind is not served in ("no matches for kind")', async () => {
+    const sample = { apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', metadata: { name: 'my-first-crd-database', namespace }, spec: SAMPLE_DB };
+    await expect(objects.create(sample as KubeObject, { dryRun: true })).resolves.toMatchObject({ apiVersion: 'stable.imaginedata.co/v1', kind: 'Database' });
+    await expect(objects.create({ ...sample, apiVersion: 'stable.imaginedata.com/v1' } as KubeObject, { dryRun: true })).resolves.toMatchObject({ kind: 'Database' });
+    // The same schema in both groups: what one refuses, the other refuses too, naming the field.
+    const error = await objects.create({ ...sample, spec: { ...SAMPLE_DB, port: 0 } } as KubeObject, { dryRun: true }).then(() => undefined, (err: unknown) => err);
+    expect((error as KubeError).status?.message).toContain('spec.port');
+    const unknown = { ...sample, apiVersion: 'stable.imaginedata.org/v1' };
     for (const attempt of [
-      () => objects.create(misspelt as KubeObject, { dryRun: true }),
-      () => objects.rest.request('POST', `/apis/stable.imaginedata.co/v1/namespaces/${namespace}/databases`, { body: misspelt, query: { dryRun: 'All' } }),
+      () => objects.create(unknown as KubeObject, { dryRun: true }),
+      () => objects.rest.request('POST', `/apis/stable.imaginedata.org/v1/namespaces/${namespace}/databases`, { body: unknown, query: { dryRun: 'All' } }),
     ]) {
-      const error = await attempt().then(() => undefined, (err: unknown) => err);
-      expect(error).toBeInstanceOf(KubeError);
-      expect((error as KubeError).code).toBe(404);
-      expect((error as KubeError).path).toContain('/apis/stable.imaginedata.co/v1');
+      const refused = await attempt().then(() => undefined, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(KubeError);
+      expect((refused as KubeError).code).toBe(404);
+      expect((refused as KubeError).path).toContain('/apis/stable.imaginedata.org/v1');
     }
-    await expect(objects.create({ ...misspelt, apiVersion: 'stable.imaginedata.com/v1' } as KubeObject, { dryRun: true })).resolves.toMatchObject({ kind: 'Database' });
   });
 
   it('run the SampleDB as written: a primary and two standbys ready on bound data volumes of 50G, and the init Job done', async () => {

@@ -1,4 +1,5 @@
 import { crdManifest } from '../../src/bundle/crd';
+import { servedIdentities } from '../../src/core/groups';
 import { AnyKind, CHILD_VERBS, KindDefinition, Permission } from '../../src/core/kind';
 import { commonStatusProperties } from '../../src/core/status';
 import { Infer, s } from '../../src/schema';
@@ -49,8 +50,8 @@ export interface ServedTestKind {
   stop(): Promise<void>;
 }
 
-/** Installs the kind's CRD (waiting until Established) and starts the generic engine for it alone, in `namespace`. */
-export async function serveTestKind(kind: AnyKind, namespace: string): Promise<ServedTestKind> {
+/** Installs the CRD of a kind in one of its groups and waits until the API server serves it (Established). */
+export async function installTestCrd(kind: AnyKind): Promise<void> {
   const objects = testObjects();
   const crd = crdManifest(kind) as unknown as KubeObject;
   await objects.apply(crd);
@@ -58,6 +59,15 @@ export async function serveTestKind(kind: AnyKind, namespace: string): Promise<S
     const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
     return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
   });
+}
+
+/**
+ * Installs the kind's CRDs (every group it is served in, unless `groups` names fewer) and starts
+ * the generic engine for it alone, in `namespace`.
+ */
+export async function serveTestKind(kind: AnyKind, namespace: string, groups: readonly AnyKind[] = servedIdentities(kind)): Promise<ServedTestKind> {
+  const objects = testObjects();
+  for (const identity of groups) await installTestCrd(identity);
   const logLines: Record<string, unknown>[] = [];
   const log: Logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
   const metrics = new Metrics();

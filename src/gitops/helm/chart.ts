@@ -1,6 +1,7 @@
-import { Chart, Yaml } from 'cdk8s';
+import { App, Chart, Yaml } from 'cdk8s';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { notes } from './notes';
@@ -14,12 +15,14 @@ export interface HelmChartInput {
   /** The project's version: the chart's version and appVersion (the image's default tag). */
   readonly version: string;
   readonly kinds: readonly AnyKind[];
-  /** The CRDs' chart (dist/0-crds.k8s.yaml). */
-  readonly crds: Chart;
+  /** The CRDs' chart (as dist/0-crds.k8s.yaml has it) leaving out some extra groups; the chart takes every group and guards the extra ones by the values. */
+  readonly crds: (app: App, withoutExtraGroups: readonly string[]) => Chart;
   /** The operator's chart for a combination of the options the values switch. */
   readonly operator: OperatorChartBuilder;
   /** The default of the secretCopy value (synth's --secret-copy). */
   readonly secretCopy: boolean;
+  /** The default of the withoutExtraGroups value (synth's --without-extra-groups). */
+  readonly withoutExtraGroups: readonly string[];
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
   readonly resources: readonly Chart[];
 }
@@ -33,16 +36,27 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, input.secretCopy, input.version);
-  const crds = input.crds.toJson().map((crd: { metadata: { annotations?: Record<string, string> } }) => ({ ...crd, metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, ...KEEP } } }));
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, withoutExtraGroups: input.withoutExtraGroups }, input.version);
+  const crds = (input.crds(new App(), []).toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
+    ...crd,
+    metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, ...KEEP } },
+  }));
   const asIs = (objects: unknown[]) => new HelmExpressions().fill(Yaml.stringify(...objects));
+  const extras = extraGroupNames(input.kinds);
+  // An extra group's CRD is there unless withoutExtraGroups names it; the main groups' always are.
+  const crdTemplate = crds
+    .map((crd, i) => {
+      const document = `${i ? '---\n' : ''}${asIs([crd])}`;
+      return extras.includes(crd.metadata.name) ? `{{- if not (has ${JSON.stringify(crd.metadata.name)} .Values.withoutExtraGroups) }}\n${document}{{- end }}\n` : document;
+    })
+    .join('');
   const files = new Map<string, string>([
     // Quoted: a version such as 1.10 must not be read as a number.
     ['Chart.yaml', `apiVersion: v2\nname: ${CHART_NAME}\ndescription: ${DESCRIPTION}\ntype: application\nversion: ${JSON.stringify(input.version)}\nappVersion: ${JSON.stringify(input.version)}\n`],
     ['values.yaml', valuesYaml(defaults, input.kinds)],
     ['values.schema.json', `${JSON.stringify(valuesSchema(input.kinds), null, 2)}\n`],
     ['README.md', README],
-    ['templates/0-crds.k8s.yaml', asIs(crds)],
+    ['templates/0-crds.k8s.yaml', crdTemplate],
     ['templates/1-operator.k8s.yaml', template],
     ...input.resources.map((chart): [string, string] => [`templates/${chart.node.id}.k8s.yaml`, asIs(chart.toJson())]),
     ['templates/NOTES.txt', notes(input.kinds)],

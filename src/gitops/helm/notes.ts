@@ -13,13 +13,13 @@ The controller: Deployment ${ns}/controller, {{ .Values.replicas }} replica(s) o
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}, serving
 {{ if .Values.kinds }}{{ join ", " .Values.kinds }}{{ else }}every kind ({{ "${all}" | replace "," ", " }}){{ end }}
 in {{ if .Values.watchNamespaces }}the namespaces {{ join ", " .Values.watchNamespaces }}{{ else }}every namespace{{ end }};
-Secret copying is {{ if .Values.secretCopy }}on{{ else }}off{{ end }}.
+Secret copying is {{ if .Values.secretCopy }}on{{ else }}off{{ end }}; {{ if .Values.withoutExtraGroups }}extra API groups left out: {{ join ", " .Values.withoutExtraGroups }}{{ else }}every API group of every kind is served{{ end }}.
 The CRDs are templates kept on uninstall (helm.sh/resource-policy: keep), so that
 \`helm upgrade\` updates them and \`helm uninstall\` leaves your resources alone.
 
 Next:
   kubectl -n ${ns} rollout status deployment/controller
-  kubectl get {{ if .Values.kinds }}{{ join "," .Values.kinds }}{{ else }}${all}{{ end }} --all-namespaces
+  kubectl get {{ if .Values.kinds }}{{ join "," .Values.kinds }}{{ else }}all-operators{{ end }} --all-namespaces
   kubectl -n ${ns} port-forward service/controller-metrics 8080   # then: curl localhost:8080/metrics
 {{- if and .Values.ui.enabled (or (empty .Values.kinds) (has "${guitarKind.plural}" .Values.kinds)) }}
   kubectl -n ${ns} port-forward service/${UI_NAME} 8081:80      # the guitar UI: http://localhost:8081

@@ -2,6 +2,7 @@ import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerDeployment } from '../../bundle/deployment';
 import { GuitarUi } from '../../bundle/ui';
+import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
@@ -12,6 +13,8 @@ export interface OperatorVariant {
   readonly kinds: readonly AnyKind[];
   readonly secretCopy: boolean;
   readonly ui: boolean;
+  /** Extra groups of the kinds left out, by CRD name. */
+  readonly withoutExtraGroups?: readonly string[];
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -52,7 +55,12 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
  * belong to a kind, to Secret copying or to the UI is found by synthesizing the bundle
  * without it: an object only some variants have is guarded by the values that select it.
  */
-export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly AnyKind[], secretCopy: boolean, appVersion: string): { template: string; defaults: ChartValues } {
+export function operatorTemplate(
+  build: OperatorChartBuilder,
+  kinds: readonly AnyKind[],
+  synthOptions: { readonly secretCopy: boolean; readonly withoutExtraGroups: readonly string[] },
+  appVersion: string,
+): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
     const chart = build(new App(), { kinds, secretCopy: false, ui: true, ...variant });
     // On the JSON, not with addJsonPatch: the typed classes would turn a string where they expect an object into {}.
@@ -69,7 +77,8 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
     image: { repository, tag: '', pullPolicy: container.imagePullPolicy },
     replicas: controller.replicas,
     resources: container.resources,
-    secretCopy,
+    secretCopy: synthOptions.secretCopy,
+    withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     kinds: [],
     watchNamespaces: [],
     ui: { enabled: true },
@@ -92,6 +101,9 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
     '{{- end }}',
     '{{- with .Values.watchNamespaces }}',
     '- --namespace={{ join "," . }}',
+    '{{- end }}',
+    '{{- with .Values.withoutExtraGroups }}',
+    '- --without-extra-groups={{ join "," . }}',
     '{{- end }}',
   ]);
   const first = '/spec/template/spec/containers/0';
@@ -117,6 +129,7 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
   const withSecrets = new Map(synth({ secretCopy: true }, fromValues).map((m) => [identity(m), m]));
   const withoutUi = new Set(synth({ ui: false }, fromValues).map(identity));
   const withoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
+  const withoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
 
   const yaml = (m: Manifest) => `---\n${helm.fill(Yaml.stringify(m))}`;
   const sections = base.map((manifest): Section => {
@@ -124,6 +137,7 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
     const conditions = [
       ...withoutKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
       ...(withoutUi.has(id) ? [] : ['.Values.ui.enabled']),
+      ...withoutGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
     ];
     const secretVariant = withSecrets.get(id);
     if (!secretVariant) throw new Error(`helm: ${id} is left out when Secrets are copied; the chart cannot say so yet`);

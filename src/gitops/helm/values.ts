@@ -1,4 +1,5 @@
 import { Yaml } from 'cdk8s';
+import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
@@ -7,6 +8,7 @@ export interface ChartValues {
   readonly replicas: number;
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
+  readonly withoutExtraGroups: string[];
   readonly kinds: string[];
   readonly watchNamespaces: string[];
   readonly ui: { readonly enabled: boolean };
@@ -33,6 +35,13 @@ ${block(values.resources)}
 # Let the controller copy Secrets (CopyratorRule ruleType secret): grants it cluster-wide
 # Secret access and runs it with --enable-secrets.
 secretCopy: ${values.secretCopy}
+
+# Extra API groups of kinds to leave out, by CRD name: ${extraGroupNames(kinds).join(', ') || '(no kind has one)'}.
+# Each kind is served in its main group and, by default, in these too, so that manifests
+# written for the original operators apply unchanged. One left out gets no controller RBAC
+# and is not served (--without-extra-groups); a new install gets no CRD for it, and an
+# upgrade leaves an installed one (and its objects) in place, as every CRD of the chart.
+withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
 
 # The kinds the controller serves (--kinds), by plural name: ${kinds.map((k) => k.plural).join(', ')}.
 # Empty means all. A kind left out gets no controller RBAC (its CRD stays installed).
@@ -78,11 +87,17 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },
         resources: strict({ requests: quantities, limits: quantities }, []),
         secretCopy: { type: 'boolean', description: 'Grant Secret access and run the controller with --enable-secrets.' },
+        withoutExtraGroups: {
+          type: 'array',
+          uniqueItems: true,
+          items: { enum: extraGroupNames(kinds) },
+          description: 'Extra groups of kinds left out (CRD names); empty means every group is served.',
+        },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'kinds', 'watchNamespaces', 'ui'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'withoutExtraGroups', 'kinds', 'watchNamespaces', 'ui'],
     ),
   };
 }

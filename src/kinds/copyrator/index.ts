@@ -12,6 +12,7 @@ export * from './namespaces';
 /** CopyratorRule: copies labelled ConfigMaps or Secrets across namespaces (drop-in for the copyrator operator). */
 export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
   group: 'test.com',
+  extraGroups: ['flant.com'],
   version: 'v1',
   kind: 'CopyratorRule',
   plural: 'copyrators',

@@ -23,6 +23,7 @@ export const DATABASE_OBJECT_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 /** Database: a PostgreSQL instance with its storage, backups, upgrades and final snapshot (the SampleDB of the operator pattern). */
 export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, DatabaseObservation> = {
   group: 'stable.imaginedata.com',
+  extraGroups: ['stable.imaginedata.co'],
   version: 'v1',
   kind: 'Database',
   plural: 'databases',
