@@ -3,8 +3,8 @@ import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
 import { PRODUCT } from '../core/names';
 import { restrictedPodSecurityContext } from '../core/security';
-import { IMAGE_UID, imageContainer } from './image-container';
-import { PolicyRule } from './rbac';
+import { IMAGE_UID, imageContainer } from '../bundle/image-container';
+import { PolicyRule } from '../bundle/rbac';
 
 export interface GuitarUiOptions {
   /** Show and change guitars in these namespaces only (Roles there instead of a ClusterRole). @default all */
