@@ -200,8 +200,12 @@ export class ObservationError extends Error {
 
 /** How a child stands, by the rules kstatus applies to built-in kinds. */
 export interface ChildState {
-  /** `Kind namespace/name` */
+  /** `Kind namespace/name`, for messages; match on `kind` and `name`, not on this text. */
   readonly child: string;
+  /** The child's kind, e.g. `DaemonSet`. */
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
   readonly ready: boolean;
   /** Why it is not ready yet, e.g. `1 of 3 replicas ready`. */
   readonly message?: string;
