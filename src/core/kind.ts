@@ -252,7 +252,8 @@ export interface KindController<Spec, Status, Observation> {
   readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => Partial<Status>;
   /**
    * The Ready condition, where the kind knows more than its children's readiness (e.g. a
-   * phase); undefined keeps the engine's verdict (conflicts, then children not ready, then Ready).
+   * phase); undefined keeps the engine's verdict (children not ready, then Ready). Not asked
+   * while the outcome holds a conflict: the engine reports that first, for every kind.
    */
   readonly ready?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => ReadyVerdict | undefined;
   /**

@@ -72,7 +72,6 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     };
   },
   ready: (_mirror, observation, outcome): ReadyVerdict | undefined => {
-    if (outcome.conflicts.length) return undefined;
     if (observation?.missingSecret) {
       return { status: 'False', reason: 'CredentialsMissing', message: `Secret ${MIRRORS_NAMESPACE}/${observation.missingSecret} does not exist; create it with the keys username and password` };
     }
