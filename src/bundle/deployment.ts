@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
@@ -51,11 +52,7 @@ export class ControllerDeployment extends Construct {
             automountServiceAccountToken: true,
             securityContext: restrictedPodSecurityContext(IMAGE_UID),
             // Keep the leader and its stand-by on different nodes where there are several.
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
-              },
-            },
+            affinity: spreadOverNodes(selector),
             containers: [
               imageContainer({
                 name: 'controller',

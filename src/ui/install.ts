@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
 import { PRODUCT } from '../core/names';
+import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { IMAGE_UID, imageContainer } from '../bundle/image-container';
 import { PolicyRule } from '../bundle/rbac';
@@ -80,11 +81,7 @@ export class GuitarUi extends Construct {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true,
             securityContext: restrictedPodSecurityContext(IMAGE_UID),
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
-              },
-            },
+            affinity: spreadOverNodes(selector),
             containers: [
               imageContainer({
                 name: 'ui',
