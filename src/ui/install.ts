@@ -1,3 +1,4 @@
+import { dnsEgress, tcpPort } from '../core/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
@@ -103,15 +104,14 @@ export class GuitarUi extends Construct {
     });
     new k8s.KubePodDisruptionBudget(this, 'disruption-budget', { metadata, spec: { selector, minAvailable: k8s.IntOrString.fromNumber(1) } });
 
-    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
     new k8s.KubeNetworkPolicy(this, 'network-policy', {
       metadata,
       spec: {
         podSelector: selector,
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcp(UI_PORT)], ...(props.allowFrom?.length ? { from: props.allowFrom } : {}) }],
+        ingress: [{ ports: [tcpPort(UI_PORT)], ...(props.allowFrom?.length ? { from: props.allowFrom } : {}) }],
         // DNS, and the API server (443 through the kubernetes Service, 6443 to its endpoints); nothing else.
-        egress: [{ ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] }, { ports: [tcp(443), tcp(6443)] }],
+        egress: [dnsEgress(), { ports: [tcpPort(443), tcpPort(6443)] }],
       },
     });
   }
