@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
-import { OperatorBundle } from './bundle/operator';
+import { Companion, OperatorBundle } from './bundle/operator';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
@@ -14,8 +14,10 @@ import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
 import { BuiltInObject, checkDeclared, Instance, instanceName, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
+import { guitarKind } from './kinds/guitar';
 import { BUILT_IN_KINDS } from './render-command';
 import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
+import { GuitarUi } from './ui/install';
 
 /**
  * Argo CD applies lower waves first: CRDs, then the operator and the namespaces and ConfigMaps
@@ -101,11 +103,16 @@ export interface AppOptions {
   readonly withoutExtraGroups?: readonly string[];
 }
 
+/** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
+function companions(variant: OperatorVariant): Companion[] {
+  return variant.ui && variant.kinds.includes(guitarKind) ? [(bundle, where) => new GuitarUi(bundle, 'ui', where)] : [];
+}
+
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
   return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
-    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, ui: variant.ui ? undefined : false, withoutExtraGroups: variant.withoutExtraGroups }),
+    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, companions: companions(variant), withoutExtraGroups: variant.withoutExtraGroups }),
   );
 }
 

@@ -1,5 +1,7 @@
+import { dnsEgress, tcpPort } from '../core/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
@@ -51,11 +53,7 @@ export class ControllerDeployment extends Construct {
             automountServiceAccountToken: true,
             securityContext: restrictedPodSecurityContext(IMAGE_UID),
             // Keep the leader and its stand-by on different nodes where there are several.
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
-              },
-            },
+            affinity: spreadOverNodes(selector),
             containers: [
               imageContainer({
                 name: 'controller',
@@ -90,17 +88,16 @@ export class ControllerDeployment extends Construct {
       spec: { selector, minAvailable: k8s.IntOrString.fromNumber(1) },
     });
 
-    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
     new k8s.KubeNetworkPolicy(this, 'network-policy', {
       metadata,
       spec: {
         podSelector: selector,
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcp(HTTP_PORT)] }],
+        ingress: [{ ports: [tcpPort(HTTP_PORT)] }],
         egress: [
           // DNS; the API server (443 through the kubernetes Service, 6443 to the endpoints); HTTP(S) to the rate provider.
-          { ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] },
-          { ports: [tcp(443), tcp(6443), tcp(80)] },
+          dnsEgress(),
+          { ports: [tcpPort(443), tcpPort(6443), tcpPort(80)] },
         ],
       },
     });

@@ -5,7 +5,6 @@ import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
 import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules } from './rbac';
 import { ControllerDeployment } from './deployment';
-import { GuitarUi, GuitarUiOptions } from './ui';
 import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
@@ -23,9 +22,12 @@ export interface OperatorBundleProps {
   readonly userKinds?: readonly AnyKind[];
   /** Extra groups of the kinds to leave out, by CRD name (`<plural>.<group>`): no RBAC, and the controller does not wait for them. @default none */
   readonly withoutExtraGroups?: readonly string[];
-  /** The guitar web UI (`cdk8s-operators ui`, same image); false leaves it out. @default its own identity, all namespaces */
-  readonly ui?: GuitarUiOptions | false;
+  /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
+  readonly companions?: readonly Companion[];
 }
+
+/** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
+export type Companion = (bundle: Construct, where: { readonly namespace: string; readonly image: string }) => void;
 
 export const DEFAULT_NAMESPACE = PRODUCT;
 export const LEADER_LEASE = `${PRODUCT}-leader`;
@@ -115,7 +117,6 @@ export class OperatorBundle extends Construct {
       withoutExtraGroups: props.withoutExtraGroups,
     });
 
-    // The UI serves guitars: no Guitar kind, no UI.
-    if (props.ui !== false && props.kinds.some((k) => k.plural === 'guitars')) new GuitarUi(this, 'ui', { ...props.ui, namespace, image });
+    for (const add of props.companions ?? []) add(this, { namespace, image });
   }
 }

@@ -200,8 +200,12 @@ export class ObservationError extends Error {
 
 /** How a child stands, by the rules kstatus applies to built-in kinds. */
 export interface ChildState {
-  /** `Kind namespace/name` */
+  /** `Kind namespace/name`, for messages; match on `kind` and `name`, not on this text. */
   readonly child: string;
+  /** The child's kind, e.g. `DaemonSet`. */
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
   readonly ready: boolean;
   /** Why it is not ready yet, e.g. `1 of 3 replicas ready`. */
   readonly message?: string;
@@ -248,7 +252,8 @@ export interface KindController<Spec, Status, Observation> {
   readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => Partial<Status>;
   /**
    * The Ready condition, where the kind knows more than its children's readiness (e.g. a
-   * phase); undefined keeps the engine's verdict (conflicts, then children not ready, then Ready).
+   * phase); undefined keeps the engine's verdict (children not ready, then Ready). Not asked
+   * while the outcome holds a conflict: the engine reports that first, for every kind.
    */
   readonly ready?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => ReadyVerdict | undefined;
   /**

@@ -122,6 +122,14 @@ export function parseCommandLine(command: Command, specs: readonly OptionSpec[],
   return { values, operands: command.args };
 }
 
+/** The options of a long-running command from its specs; undefined when --help was asked, after printing the help. */
+export function commandOptions(name: string, description: string, specs: readonly OptionSpec[], argv: readonly string[], env: Record<string, string | undefined>, out: (text: string) => void): OptionValues | undefined {
+  const command = specCommand(name, description, specs);
+  const parsed = parseCommandLine(command, specs, argv, env);
+  if (!parsed) out(helpOf(command));
+  return parsed?.values;
+}
+
 function optionOf(command: Command, spec: OptionSpec): Option {
   return command.options.find((o) => o.long === `--${spec.name}`)!;
 }

@@ -5,7 +5,7 @@ import { AnyKind } from '../core/kind';
 import { SECRET_COPY } from '../core/secret-copy';
 import { loadKubeConnection } from '../kube/kubeconfig';
 import { KubeRest } from '../kube/rest';
-import { helpOf, KUBECONFIG_OPTION, OptionSpec, OptionValues, parseCommandLine, specCommand } from './config';
+import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './config';
 import { Controller } from './controller';
 import { HealthServer } from './http';
 import { LeaderElector } from './leader';
@@ -35,13 +35,8 @@ export function controllerOptions(kinds: readonly AnyKind[]): OptionSpec[] {
 /** `cdk8s-operators controller`: runs until SIGTERM or SIGINT, then stops gracefully. */
 export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[], out: (text: string) => void): Promise<number> {
   const specs = controllerOptions(allKinds);
-  const command = specCommand('cdk8s-operators controller', 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs);
-  const parsed = parseCommandLine(command, specs, args, env);
-  if (!parsed) {
-    out(helpOf(command));
-    return 0;
-  }
-  const options = parsed.values;
+  const options = commandOptions('cdk8s-operators controller', 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs, args, env, out);
+  if (!options) return 0;
   const log = createLogger({ level: options['log-level'] as LogLevel });
   const kinds = selectKinds(allKinds, options);
   const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];

@@ -15,8 +15,9 @@ const num = (value: unknown, fallback = 0): number => (typeof value === 'number'
  */
 export function childState(child: KubeJson): ChildState {
   const verdict = judge(child);
-  const name = describeChild(child);
-  return verdict.ready ? { child: name, ready: true } : { child: name, ready: false, message: verdict.message, ...(verdict.failed ? { failed: true } : {}) };
+  const { name, namespace } = child.metadata;
+  const which = { child: describeChild(child), kind: child.kind, name, ...(namespace ? { namespace } : {}) };
+  return verdict.ready ? { ...which, ready: true } : { ...which, ready: false, message: verdict.message, ...(verdict.failed ? { failed: true } : {}) };
 }
 
 function judge(child: KubeJson): Verdict {

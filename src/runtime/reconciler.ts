@@ -112,14 +112,16 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 
   const kindStatus = kind.controller?.status?.(valid, observation, outcome) ?? {};
   recordKindEvents(ctx, resource, valid, observation, outcome);
+  // A conflict is the engine's to report, whatever the kind knows: a kind's verdict is asked only without one.
+  const kindVerdict = outcome.conflicts.length ? undefined : kind.controller?.ready?.(valid, observation, outcome);
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
     if (verdict === true) return release(ctx, resource, log);
-    const waiting = kind.controller?.ready?.(valid, observation, outcome) ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
+    const waiting = kindVerdict ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
     await setStatus(ctx, resource, waiting, kindStatus);
     return { applied, pruned };
   }
-  const ready = kind.controller?.ready?.(valid, observation, outcome) ?? engineVerdict(kind, outcome);
+  const ready = kindVerdict ?? engineVerdict(kind, outcome);
   await setStatus(ctx, resource, ready, kindStatus);
   if (outcome.conflicts.length) return { retry: true, applied, pruned };
   const refresh = kind.controller?.requeueAfterMs?.(valid.spec, observation);

@@ -1,6 +1,6 @@
 import { loadKubeConnection } from '../kube/kubeconfig';
 import { UserError } from '../core/errors';
-import { helpOf, KUBECONFIG_OPTION, OptionSpec, parseCommandLine, specCommand } from '../runtime/config';
+import { commandOptions, KUBECONFIG_OPTION, OptionSpec } from '../runtime/config';
 import { createLogger, LOG_LEVEL_OPTION, LogLevel } from '../runtime/log';
 import { Identities } from './acting-as';
 import { buildUiServer } from './server';
@@ -20,13 +20,8 @@ const HEADER_NAME = /^[A-Za-z0-9-]+$/;
 
 /** `cdk8s-operators ui`: serves the guitar page until SIGTERM or SIGINT. */
 export async function runUi(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
-  const command = specCommand('cdk8s-operators ui', 'Serves the guitar web page until SIGTERM or SIGINT.', UI_OPTIONS);
-  const parsed = parseCommandLine(command, UI_OPTIONS, args, env);
-  if (!parsed) {
-    out(helpOf(command));
-    return 0;
-  }
-  const options = parsed.values;
+  const options = commandOptions('cdk8s-operators ui', 'Serves the guitar web page until SIGTERM or SIGINT.', UI_OPTIONS, args, env, out);
+  if (!options) return 0;
   const level = options['log-level'] as LogLevel;
   const namespaces = (options.namespace as string[] | undefined) ?? [];
   const bad = namespaces.find((ns) => !DNS_LABEL.test(ns));

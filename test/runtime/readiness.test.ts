@@ -25,11 +25,11 @@ describe('childState: the kstatus rules for built-in kinds', () => {
     const state = childState(child);
     expect(state.ready).toBe(ready);
     expect(state.message).toBe(message ?? undefined);
-    expect(state.child).toBe(`${child.kind} ns/x`);
+    expect(state).toMatchObject({ child: `${child.kind} ns/x`, kind: child.kind, name: 'x', namespace: 'ns' });
   });
 
   it('marks a failed Job as failed, with its reason', () => {
     const state = childState(object('Job', { status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } }));
-    expect(state).toEqual({ child: 'Job ns/x', ready: false, failed: true, message: 'failed (BackoffLimitExceeded): Job has reached the specified backoff limit' });
+    expect(state).toEqual({ child: 'Job ns/x', kind: 'Job', name: 'x', namespace: 'ns', ready: false, failed: true, message: 'failed (BackoffLimitExceeded): Job has reached the specified backoff limit' });
   });
 });

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BrowserContext, Page } from 'playwright-core';
-import { uiRules } from '../../src/bundle/ui';
+import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
 import { ControllerProcess, startController } from '../support/controller-process';

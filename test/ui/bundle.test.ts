@@ -1,12 +1,14 @@
 import { App, Chart, Testing } from 'cdk8s';
-import { OperatorBundle, OperatorBundleProps } from '../../src/bundle/operator';
+import { OperatorBundle } from '../../src/bundle/operator';
 import { KINDS } from '../../src/kinds';
+import { GuitarUi, GuitarUiOptions } from '../../src/ui/install';
 
 type Manifest = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function bundle(ui?: OperatorBundleProps['ui']): Manifest[] {
+/** The bundle with the UI beside the controller, as src/main.ts assembles it; false: without. */
+function bundle(ui: GuitarUiOptions | false = {}): Manifest[] {
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds: KINDS, ui });
+  new OperatorBundle(chart, 'operator', { kinds: KINDS, companions: ui === false ? [] : [(scope, where) => new GuitarUi(scope, 'ui', { ...ui, ...where })] });
   return chart.toJson();
 }
 const ui = (objects: Manifest[]) => objects.filter((o) => o.metadata?.name?.endsWith('guitar-ui'));

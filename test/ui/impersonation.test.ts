@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { uiRules } from '../../src/bundle/ui';
+import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
 import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';

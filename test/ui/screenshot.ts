@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { uiRules } from '../../src/bundle/ui';
+import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { startControlPlane, stopControlPlane } from '../controlplane/controlplane';

@@ -1,5 +1,5 @@
 import { DEFAULT_NAMESPACE } from '../../bundle/operator';
-import { UI_NAME } from '../../bundle/ui';
+import { UI_NAME } from '../../ui/install';
 import { AnyKind } from '../../core/kind';
 import { guitarKind } from '../../kinds/guitar';
 

@@ -1,12 +1,12 @@
 import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerDeployment } from '../../bundle/deployment';
-import { GuitarUi } from '../../bundle/ui';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
+import { GuitarUi } from '../../ui/install';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
 export interface OperatorVariant {

@@ -63,8 +63,7 @@ export const databaseController: KindController<DatabaseSpec, DatabaseStatus, Da
   },
   // The plan knows more than the children's readiness (held upgrades, a failed snapshot); once
   // it says Ready, the engine still waits for every child (the init Job among them).
-  ready: (db, observation, outcome) => {
-    if (outcome.conflicts.length) return undefined;
+  ready: (db, observation) => {
     const { phase, reason, message } = databasePhase(db.spec, observation);
     return phase === 'Ready' ? undefined : { status: 'False', reason, message };
   },

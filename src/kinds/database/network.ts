@@ -1,3 +1,4 @@
+import { dnsEgress, tcpPort } from '../../core/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DatabaseSpec } from './api';
@@ -26,8 +27,7 @@ export class DatabaseNetworkPolicies extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseNetworkPoliciesProps) {
     super(scope, id);
     const { names, spec, ownerLabels = {} } = props;
-    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
-    const dns = { ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] };
+    const dns = dnsEgress();
     const server = podSelector(ownerLabels, 'database');
     const { 'app.kubernetes.io/component': _component, ...owner } = server;
 
@@ -36,8 +36,8 @@ export class DatabaseNetworkPolicies extends Construct {
       spec: {
         podSelector: { matchLabels: server },
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcp(spec.port)] }],
-        egress: [dns, { to: [{ podSelector: { matchLabels: server } }], ports: [tcp(spec.port)] }],
+        ingress: [{ ports: [tcpPort(spec.port)] }],
+        egress: [dns, { to: [{ podSelector: { matchLabels: server } }], ports: [tcpPort(spec.port)] }],
       },
     });
     this.jobs = new k8s.KubeNetworkPolicy(this, 'jobs', {
@@ -45,7 +45,7 @@ export class DatabaseNetworkPolicies extends Construct {
       spec: {
         podSelector: { matchLabels: owner, matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: [...JOB_COMPONENTS] }] },
         policyTypes: ['Ingress', 'Egress'],
-        egress: [dns, { to: [{ podSelector: { matchLabels: server } }], ports: [tcp(spec.port)] }],
+        egress: [dns, { to: [{ podSelector: { matchLabels: server } }], ports: [tcpPort(spec.port)] }],
       },
     });
   }

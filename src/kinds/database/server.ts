@@ -1,3 +1,4 @@
+import { spreadOverNodes } from '../../core/placement';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
@@ -97,14 +98,8 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
           // The official images stop PostgreSQL with SIGINT (their STOPSIGNAL: a fast shutdown), which
           // `exec postgres` in the start-up script receives; a large shared_buffers takes a while to flush.
           terminationGracePeriodSeconds: 60,
-          affinity: {
-            // Primary and standbys on different nodes where there are enough, or one node's loss takes them all.
-            podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [
-                { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: antiAffinity } } },
-              ],
-            },
-          },
+          // Primary and standbys on different nodes where there are enough, or one node's loss takes them all.
+          affinity: spreadOverNodes({ matchLabels: antiAffinity }),
           containers: [
             {
               name: 'postgres',

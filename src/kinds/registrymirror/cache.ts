@@ -1,3 +1,4 @@
+import { dnsEgress, tcpPort } from '../../core/network';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
@@ -95,7 +96,6 @@ export class RegistryMirrorCache extends Construct {
       },
     });
 
-    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
     const upstreamPort = Number(spec.upstreamUrl.split(':')[1] ?? HTTPS_PORT);
     new k8s.KubeNetworkPolicy(this, 'network-policy', {
       metadata: metadata(names.base),
@@ -103,11 +103,11 @@ export class RegistryMirrorCache extends Construct {
         podSelector: { matchLabels: labels },
         policyTypes: ['Ingress', 'Egress'],
         // Pulls come from every node's containerd and from anywhere in the cluster.
-        ingress: [{ ports: [tcp(MIRROR_PORT)] }],
+        ingress: [{ ports: [tcpPort(MIRROR_PORT)] }],
         egress: [
-          { ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] },
+          dnsEgress(),
           // The upstream, and HTTPS for its token service and blob storage redirects (Docker Hub sends both elsewhere).
-          { ports: [...new Set([HTTPS_PORT, upstreamPort])].map(tcp) },
+          { ports: [...new Set([HTTPS_PORT, upstreamPort])].map(tcpPort) },
         ],
       },
     });

@@ -26,7 +26,7 @@ const nodeOf = (pod: PodJson) =>
   pod.spec?.nodeName ?? pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]?.matchFields?.[0]?.values?.[0] ?? pod.metadata.name;
 
 const served = (outcome: ReconcileOutcome, kind: string) => outcome.served.find((c) => c.kind === kind) as (KubeJson & { spec?: Record<string, unknown>; status?: Record<string, number> }) | undefined;
-const stateOf = (outcome: ReconcileOutcome, kind: string) => outcome.children.find((c) => c.child.startsWith(`${kind} `));
+const stateOf = (outcome: ReconcileOutcome, kind: string) => outcome.children.find((c) => c.kind === kind);
 
 /** Where the mirror answers, from its Service as it is (the ClusterIP is only known once it exists). */
 function endpointOf(mirror: Mirror, outcome: ReconcileOutcome): Partial<RegistryMirrorStatus> {
@@ -72,7 +72,6 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     };
   },
   ready: (_mirror, observation, outcome): ReadyVerdict | undefined => {
-    if (outcome.conflicts.length) return undefined;
     if (observation?.missingSecret) {
       return { status: 'False', reason: 'CredentialsMissing', message: `Secret ${MIRRORS_NAMESPACE}/${observation.missingSecret} does not exist; create it with the keys username and password` };
     }
@@ -80,7 +79,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
       const message = `PriorityClass ${observation.missingPriorityClass} (spec.priorityClass) does not exist, so the API server refuses the mirror\u2019s Pods; create it or change spec.priorityClass`;
       return { status: 'False', reason: 'PriorityClassMissing', message };
     }
-    const cache = outcome.children.find((c) => !c.ready && !c.child.startsWith('DaemonSet '));
+    const cache = outcome.children.find((c) => !c.ready && c.kind !== 'DaemonSet');
     if (cache) return { status: 'False', reason: 'CacheNotReady', message: `${cache.child}: ${cache.message}` };
     const nodes = nodesOf(outcome);
     const daemonSet = stateOf(outcome, 'DaemonSet');

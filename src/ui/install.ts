@@ -1,10 +1,12 @@
+import { dnsEgress, tcpPort } from '../core/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
 import { PRODUCT } from '../core/names';
+import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
-import { IMAGE_UID, imageContainer } from './image-container';
-import { PolicyRule } from './rbac';
+import { IMAGE_UID, imageContainer } from '../bundle/image-container';
+import { PolicyRule } from '../bundle/rbac';
 
 export interface GuitarUiOptions {
   /** Show and change guitars in these namespaces only (Roles there instead of a ClusterRole). @default all */
@@ -80,11 +82,7 @@ export class GuitarUi extends Construct {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true,
             securityContext: restrictedPodSecurityContext(IMAGE_UID),
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }],
-              },
-            },
+            affinity: spreadOverNodes(selector),
             containers: [
               imageContainer({
                 name: 'ui',
@@ -106,15 +104,14 @@ export class GuitarUi extends Construct {
     });
     new k8s.KubePodDisruptionBudget(this, 'disruption-budget', { metadata, spec: { selector, minAvailable: k8s.IntOrString.fromNumber(1) } });
 
-    const tcp = (port: number) => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
     new k8s.KubeNetworkPolicy(this, 'network-policy', {
       metadata,
       spec: {
         podSelector: selector,
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcp(UI_PORT)], ...(props.allowFrom?.length ? { from: props.allowFrom } : {}) }],
+        ingress: [{ ports: [tcpPort(UI_PORT)], ...(props.allowFrom?.length ? { from: props.allowFrom } : {}) }],
         // DNS, and the API server (443 through the kubernetes Service, 6443 to its endpoints); nothing else.
-        egress: [{ ports: [{ protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) }, tcp(53)] }, { ports: [tcp(443), tcp(6443)] }],
+        egress: [dnsEgress(), { ports: [tcpPort(443), tcpPort(6443)] }],
       },
     });
   }
