@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXCHANGE_RATE_OPTIONS, main as exchangeRates } from './controller';
+import { EXCHANGE_RATE_OPTIONS, main as exchangeRates } from './exchangerate';
 import { main as copyrator } from './copyrator';
 import { main as databases } from './database';
 import { benchOptions } from './support';
