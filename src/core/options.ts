@@ -18,3 +18,14 @@ export interface OptionSpec {
   /** string only: the values taken, listed in --help and in the error. */
   readonly choices?: readonly string[];
 }
+
+/** What an option of this declaration parses to: milliseconds for a duration, the items of a list. */
+export type OptionValue<S extends OptionSpec> = S['type'] extends 'integer' | 'duration' ? number : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
+
+/**
+ * The parsed value of one declared option, typed by its declaration (declare it `as const
+ * satisfies OptionSpec`); undefined when it has no default and was not given.
+ */
+export function optionValue<const S extends OptionSpec>(options: Readonly<Record<string, unknown>>, spec: S): OptionValue<S> | undefined {
+  return options[spec.name] as OptionValue<S> | undefined;
+}

@@ -1,4 +1,5 @@
 import { CacheReader, CustomResource, KindController, ObservationError, Query } from '../../core/kind';
+import { optionValue, OptionSpec } from '../../core/options';
 import { optedIn, SECRET_COPY } from '../../core/secret-copy';
 import { CopyratorSpec, CopyratorStatus } from './api';
 import { isCopyable, SourceObject } from './sources';
@@ -27,9 +28,18 @@ function observe(caches: CacheReader, rule: Rule): CopyratorObservation {
   return { sources: sources.filter(isCopyable), targets: targetNamespaces(rule.spec, rule.metadata.namespace!, namespaces) };
 }
 
+const RULE_NAME = {
+  name: 'rule-name',
+  type: 'string',
+  description: 'Serve only the CopyratorRules of this name (the original operator\u2019s RULE_NAME); every rule by default.',
+} as const satisfies OptionSpec;
+
 export const copyratorController: KindController<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
-  options: [{ name: 'rule-name', type: 'string', description: 'Serve only the CopyratorRules of this name (the original operator\u2019s RULE_NAME); every rule by default.' }],
-  serves: (rule, options) => !options['rule-name'] || rule.metadata.name === options['rule-name'],
+  options: [RULE_NAME],
+  serves: (rule, options) => {
+    const only = optionValue(options, RULE_NAME);
+    return !only || rule.metadata.name === only;
+  },
   watches: [
     // Any namespace change may add or remove targets of every rule: namespaces are few, watch them whole.
     NAMESPACES,

@@ -1,5 +1,6 @@
 import { CustomResource, KindController, ObservationError, ReconcileOutcome } from '../../core/kind';
 import { parseDuration } from '../../core/duration';
+import { optionValue, OptionSpec } from '../../core/options';
 import { metaTime } from '../../kube/time';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
 import { legacyConfigMapName } from './legacy';
@@ -21,13 +22,19 @@ function servedLegacy(exchangeRate: CustomResource<ExchangeRateSpec, ExchangeRat
   return legacy && outcome.served.some((c) => c.kind === 'ConfigMap' && c.metadata.name === legacy) ? legacy : undefined;
 }
 
+const PROVIDER_URL = {
+  name: 'exchange-rate-url',
+  type: 'string',
+  default: DEFAULT_PROVIDER_URL,
+  description: 'The rate provider: an API of the Frankfurter kind (GET {url}/latest?from=BASE&to=CUR).',
+} as const satisfies OptionSpec;
+const PROVIDER_TIMEOUT = { name: 'exchange-rate-timeout', type: 'duration', default: '10s', description: 'How long one request to the rate provider may take.' } as const satisfies OptionSpec;
+
 export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRateStatus, ObservedQuote> = {
-  options: [
-    { name: 'exchange-rate-url', type: 'string', default: DEFAULT_PROVIDER_URL, description: 'The rate provider: an API of the Frankfurter kind (GET {url}/latest?from=BASE&to=CUR).' },
-    { name: 'exchange-rate-timeout', type: 'duration', default: '10s', description: 'How long one request to the rate provider may take.' },
-  ],
+  options: [PROVIDER_URL, PROVIDER_TIMEOUT],
   observer: ({ options }) => {
-    const cache = new RateCache(new RateProvider({ url: String(options['exchange-rate-url']), timeoutMs: Number(options['exchange-rate-timeout']) }));
+    // Both have defaults, so both are set.
+    const cache = new RateCache(new RateProvider({ url: optionValue(options, PROVIDER_URL)!, timeoutMs: optionValue(options, PROVIDER_TIMEOUT)! }));
     return async (exchangeRate) => {
       try {
         const { quote, fetchedAt } = await cache.get(exchangeRate.spec.base, exchangeRate.spec.currency, parseDuration(exchangeRate.spec.refreshInterval));
