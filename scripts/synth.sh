@@ -14,6 +14,8 @@ usage: npm run synth -- [options]   (or: bash scripts/synth.sh [options] [output
   --helm-instances    put the team's resources (and examples) into the Helm chart's templates too
   --secret-copy       let the controller copy Secrets (CopyratorRule ruleType secret): Secret
                       rules in its ClusterRole and --enable-secrets on its command line
+  --runbook-url <url> where the alerts' runbook links point (default docs/monitoring.md): the
+                      page's URL where your copy of this repository is browsed
   -h, --help          show this help
 
 A resource that is not valid stops the synth before anything is written.
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --examples) export CDK8S_OPERATORS_EXAMPLES=true ;;
     --helm-instances) export CDK8S_OPERATORS_HELM_INSTANCES=true ;;
     --secret-copy) export CDK8S_OPERATORS_SECRET_COPY=true ;;
+    --runbook-url) export CDK8S_OPERATORS_RUNBOOK_URL="${2:?--runbook-url needs a URL}"; shift ;;
     -h | --help) usage; exit 0 ;;
     -*) echo "synth: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) out="$1" ;;

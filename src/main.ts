@@ -11,6 +11,7 @@ import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
 import { BuiltInObject, checkDeclared, Instance, instanceName, InstancesError, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
+import { MONITORING_DIR, monitoringFiles, monitoringObjects } from './monitoring/manifests';
 import { BUILT_IN_KINDS } from './render-command';
 
 /**
@@ -93,6 +94,8 @@ export interface AppOptions {
   readonly secretCopy?: boolean;
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
+  /** Where the alerts' runbook links point (synth's --runbook-url); default docs/monitoring.md in this repository. */
+  readonly runbookUrl?: string;
 }
 
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
@@ -145,7 +148,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>): Ap
     return clash ? [`${clash.where}: ${instanceName(clash.kind, clash.object)} is declared twice: here and in ${example.where}`] : [];
   });
   if (clashes.length) throw new InstancesError(clashes);
-  return { instances, builtIns, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true' };
+  return { instances, builtIns, examples, secretCopy: env.CDK8S_OPERATORS_SECRET_COPY === 'true', helmInstances: env.CDK8S_OPERATORS_HELM_INSTANCES === 'true', runbookUrl: env.CDK8S_OPERATORS_RUNBOOK_URL || undefined };
 }
 
 function synthesize(options: AppOptions): void {
@@ -155,6 +158,9 @@ function synthesize(options: AppOptions): void {
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
   mkdirSync(join(app.outdir, dirname(ARGOCD_HEALTH_FILE)), { recursive: true });
   writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS));
+  // Alerts, dashboard and ServiceMonitor: an optional part, like argocd/ (docs/monitoring.md).
+  mkdirSync(join(app.outdir, MONITORING_DIR), { recursive: true });
+  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
   const [crds, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),
@@ -163,6 +169,7 @@ function synthesize(options: AppOptions): void {
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
     resources: options.helmInstances ? resources : [],
+    monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });
   for (const [file, yaml] of previews([...options.instances, ...(options.examples ?? [])])) {
     const path = join(app.outdir, 'preview', file);

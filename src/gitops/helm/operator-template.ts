@@ -72,6 +72,7 @@ export function operatorTemplate(build: OperatorChartBuilder, kinds: readonly An
     kinds: [],
     watchNamespaces: [],
     ui: { enabled: true },
+    monitoring: { enabled: false },
   };
   // The chart's default tag is its appVersion.
   if (tag !== appVersion) throw new Error(`helm: the controller image is ${container.image}, expected the tag ${appVersion}`);

@@ -2,6 +2,7 @@ import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/ki
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { registryMirrorController, RegistryMirrorObservation } from './controller';
 import { MIRRORS_NAMESPACE } from './names';
+import { registryMirrorMonitoring } from './monitoring';
 
 export * from './api';
 export * from './controller';
@@ -39,6 +40,7 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     { apiGroup: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'], namespace: MIRRORS_NAMESPACE },
   ],
   controller: registryMirrorController,
+  monitoring: registryMirrorMonitoring,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),
 };
 
