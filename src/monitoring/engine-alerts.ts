@@ -35,7 +35,7 @@ export const ENGINE_ALERTS: readonly AlertRule[] = [
     for: '15m',
     severity: 'warning',
     summary: 'Reconciles keep failing.',
-    description: 'The {{ $labels.controller }} controller fails {{ $value | humanize }} reconciles a second (more than 3 a minute for 15 minutes); the controller log says why ("reconcile failed").',
+    description: 'The {{ $labels.controller }} controller fails {{ $value | printf "%.2f" }} reconciles a second (more than 3 a minute for 15 minutes); the controller log says why ("reconcile failed").',
   },
   {
     alert: 'Cdk8sOperatorsReconcileRetries',
@@ -43,7 +43,7 @@ export const ENGINE_ALERTS: readonly AlertRule[] = [
     for: '15m',
     severity: 'warning',
     summary: 'Reconciles keep being retried.',
-    description: 'The {{ $labels.controller }} controller retries {{ $value | humanize }} reconciles a second with backoff (more than 6 a minute for 15 minutes): objects report a failure or a conflict in their Ready condition.',
+    description: 'The {{ $labels.controller }} controller retries {{ $value | printf "%.2f" }} reconciles a second with backoff (more than 6 a minute for 15 minutes): objects report a failure or a conflict in their Ready condition.',
   },
   {
     alert: 'Cdk8sOperatorsWorkQueueBacklog',
