@@ -14,7 +14,7 @@ describe('dist/monitoring', () => {
   it('scrapes the controller\u2019s own metrics Service: the ServiceMonitor selects its labels and port in its namespace', () => {
     const [monitor] = monitoring('service-monitor.yaml') as (KubeObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] } })[];
     const services = loadYaml(join(DIST, '1-operator.k8s.yaml')).filter((o) => o.kind === 'Service') as (KubeObject & { spec: { ports: { name: string }[] } })[];
-    const selected = services.filter((s) => s.metadata.namespace === monitor.metadata.namespace && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => s.metadata.labels?.[k] === v));
+    const selected = services.filter((s) => s.metadata.namespace === monitor.metadata.namespace && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => (s.metadata.labels as Record<string, string> | undefined)?.[k] === v));
     expect(selected.map((s) => s.metadata.name)).toEqual(['controller-metrics']);
     expect(selected[0].spec.ports.map((p) => p.name)).toContain(monitor.spec.endpoints[0].port);
   });
@@ -27,7 +27,7 @@ describe('dist/monitoring', () => {
 
   it('has a dashboard whose panels carry exactly the queries the Prometheus test runs', () => {
     const dashboard = JSON.parse(readFileSync(join(DIST, 'monitoring', DASHBOARD_FILE), 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
-    const alerts = (monitoring('rules.yaml')[0] as { groups: { rules: { alert: string }[] }[] }).groups.flatMap((g) => g.rules.map((r) => r.alert));
+    const alerts = (monitoring('rules.yaml')[0] as unknown as { groups: { rules: { alert: string }[] }[] }).groups.flatMap((g) => g.rules.map((r) => r.alert));
     expect(dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr))).toEqual(dashboardQueries(alerts));
     expect(KINDS.length).toBeGreaterThan(0);
   });
