@@ -105,7 +105,15 @@ it('clears the alerts once the provider is back and the planted ConfigMap gone',
   provider.setRate('EUR', 'CHF', 0.93);
   provider.setMode('ok');
   await objects.delete(configMap(target, 'planted'));
-  await eventually('every alert to clear', async () => ((await prometheus.alerts()).length === 0 ? true : undefined), 240_000);
+  // Cleared because Prometheus scraped the fixed state, not because it lost the controller.
+  const scraped = async (expr: string) => ((await prometheus.query(expr)).length ? true : undefined);
+  await eventually('Prometheus to scrape the fixed state', async () =>
+    (await scraped(`cdk8s_operators_object_condition{namespace="${ns}",name="chf",type="Ready",status="True"}`)) &&
+    (await scraped(`cdk8s_operators_copyrator_conflicts{namespace="${ns}",name="settings"} == 0`)) &&
+    (await scraped(`up{job="${MONITORING_JOB}"} == 1`)),
+    240_000,
+  );
+  await eventually('every alert to clear', async () => ((await prometheus.alerts()).length === 0 ? true : undefined), 60_000);
   await whenReady(objects, exchangeRate('chf', 'CHF'), 'True', 'RatePublished', controller.logFile);
 }, 300_000);
 

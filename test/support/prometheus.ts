@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Yaml } from 'cdk8s';
@@ -47,14 +47,13 @@ export async function startPrometheus(dir: string, options: { job: string; targe
   };
   writeFileSync(join(dir, 'prometheus.yml'), Yaml.stringify(config));
   const log = join(dir, 'prometheus.log');
+  const logFd = openSync(log, 'a');
   const child: ChildProcess = spawn(
     'prometheus',
     [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', logFd, logFd] },
   );
-  const out = createWriteStream(log);
-  child.stdout!.pipe(out);
-  child.stderr!.pipe(out);
+  closeSync(logFd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const api = async <T>(path: string): Promise<T> => {
@@ -63,7 +62,7 @@ export async function startPrometheus(dir: string, options: { job: string; targe
     if (body.status !== 'success') throw new Error(`Prometheus ${path}: ${body.error}`);
     return body.data;
   };
-  await eventually(`Prometheus to be ready (log ${log}: ${readFileSync(log, 'utf8').slice(-500)})`, async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined));
+  await eventually(`Prometheus to be ready (its log: ${log})`, async () => ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok ? true : undefined));
   return {
     url,
     query: async (expr) => (await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(expr)}`)).result,
