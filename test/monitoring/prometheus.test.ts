@@ -31,6 +31,12 @@ const rule = (name: string): KubeObject => ({
   metadata: { name, namespace: ns },
   spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, targetNamespaces: [target] },
 });
+const database = (name: string, image: string): KubeObject => ({
+  apiVersion: 'stable.imaginedata.com/v1',
+  kind: 'Database',
+  metadata: { name, namespace: ns },
+  spec: { name: 'orders', 'storage-size': '1Gi', image, deletionPolicy: 'Delete' },
+});
 const configMap = (namespace: string, name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data: { level: 'debug' } });
 
 async function firing(alertname: string, labels: Record<string, string>) {
@@ -46,7 +52,7 @@ beforeAll(async () => {
   provider = await startRateProvider();
   controller = startController(
     [
-      ...['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates,copyrators', '--namespace', ns, '--http-port', '0'],
+      ...['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates,copyrators,databases', '--namespace', ns, '--http-port', '0'],
       ...['--leader-election-namespace', ns, '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
     ],
     join(dir, 'controller.log'),
@@ -69,22 +75,27 @@ it('scrapes the controller and finds the shipped rules loaded', async () => {
   expect(loaded.data.groups.flatMap((g) => g.rules.map((r) => r.name)).sort()).toEqual(ruleGroups(KINDS).flatMap((g) => g.rules.map((r) => r.alert)).sort());
 });
 
-it('fires the provider, conflict and Stalled alerts when the cluster breaks, and every dashboard query returns data', async () => {
+it('fires the provider, conflict, Held and Stalled alerts when the cluster breaks, and every dashboard query returns data', async () => {
   provider.setRate('EUR', 'USD', 1.05);
   await objects.apply(exchangeRate('usd', 'USD'));
   await whenReady(objects, exchangeRate('usd', 'USD'), 'True', 'RatePublished', controller.logFile);
   await objects.apply(configMap(ns, 'settings', { copyrator: 'true' }));
   await objects.apply(rule('settings'));
   await whenReady(objects, rule('settings'), 'True', undefined, controller.logFile);
-  // Silent while all is well.
+  // A Database whose StatefulSet runs postgres:17.2 (it is not Ready: nothing binds its claim here, which the Held alert does not mind).
+  await objects.apply(database('held', 'postgres:17.2'));
+  await eventually('the Database\u2019s StatefulSet', () => objects.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'held', namespace: ns } }));
+  // Silent while all is well (Databases still Creating aside).
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  expect((await prometheus.alerts()).filter((a) => a.state === 'firing').map((a) => a.labels.alertname)).toEqual([]);
+  expect((await prometheus.alerts()).filter((a) => a.state === 'firing' && a.labels.kind !== 'Database').map((a) => a.labels.alertname)).toEqual([]);
+  expect(await firing('DatabaseHeld', { name: 'held' })).toBeUndefined();
 
   // The provider down for a pair not fetched yet, and a ConfigMap of the copy's name planted in the target.
   provider.setMode('error500');
   await objects.apply(exchangeRate('chf', 'CHF'));
   await objects.apply(configMap(target, 'planted'));
   await objects.apply(configMap(ns, 'planted', { copyrator: 'true' }));
+  await objects.apply(database('held', 'postgres:17.1')); // a downgrade: refused, Held
 
   const providerAlert = await eventually('ExchangeRateProviderFailing to fire', () => firing('ExchangeRateProviderFailing', { namespace: ns, name: 'chf' }), 90_000);
   expect(providerAlert).toMatchObject({ labels: { severity: 'warning' }, annotations: { description: expect.stringContaining(`ExchangeRate ${ns}/chf`), runbook_url: 'docs/monitoring.md#exchangerateproviderfailing' } });
@@ -93,6 +104,8 @@ it('fires the provider, conflict and Stalled alerts when the cluster breaks, and
   const conflict = await eventually('CopyratorRuleConflicts to fire', () => firing('CopyratorRuleConflicts', { namespace: ns, name: 'settings' }), 90_000);
   expect(conflict.annotations.description).toBe(`CopyratorRule ${ns}/settings leaves 1 object(s) alone because it does not manage them: their names are in its status.conflicts.`);
   expect(await firing('ExchangeRateProviderFailing', { name: 'usd' })).toBeUndefined();
+  const held = await eventually('DatabaseHeld to fire', () => firing('DatabaseHeld', { namespace: ns, name: 'held', reason: 'Downgrade' }), 90_000);
+  expect(held.annotations.description).toContain(`Database ${ns}/held is Held (Downgrade)`);
 
   const alertNames = ruleGroups(KINDS).flatMap((g) => g.rules.map((r) => r.alert));
   for (const expr of dashboardQueries(alertNames)) {
@@ -101,10 +114,15 @@ it('fires the provider, conflict and Stalled alerts when the cluster breaks, and
   }
 }, 300_000);
 
-it('clears the alerts once the provider is back and the planted ConfigMap gone', async () => {
+it('clears the alerts once the provider is back, the planted ConfigMap gone and the image set back', async () => {
   provider.setRate('EUR', 'CHF', 0.93);
   provider.setMode('ok');
   await objects.delete(configMap(target, 'planted'));
+  await objects.apply(database('held', 'postgres:17.2'));
+  await eventually('DatabaseHeld to clear', async () => ((await prometheus.alerts()).some((a) => a.labels.alertname === 'DatabaseHeld') ? undefined : true), 120_000);
+  // Not Ready without a volume here: removed, so that every other alert must clear too.
+  await objects.delete(database('held', 'postgres:17.2'));
+  await eventually('the Database to be gone', async () => ((await objects.get(database('held', 'postgres:17.2')).then(() => false, () => true)) ? true : undefined), 120_000);
   // Cleared because Prometheus scraped the fixed state, not because it lost the controller.
   const scraped = async (expr: string) => ((await prometheus.query(expr)).length ? true : undefined);
   await eventually('Prometheus to scrape the fixed state', async () =>
