@@ -22,7 +22,9 @@ for group in "$@"; do
       ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 || missing+=(postgresql)
       # The guitar UI's browser test drives Debian's Chromium (playwright-core downloads no browser);
       # about 85 s with apt-get update (155 MB).
-      [ -x /usr/bin/chromium ] || missing+=(chromium) ;;
+      [ -x /usr/bin/chromium ] || missing+=(chromium)
+      # The alerting rules: promtool checks and unit-tests them, a real Prometheus scrapes the controller (test/monitoring/).
+      need promtool prometheus ;;
     *) echo "system-packages.sh: unknown group $group (core, image, tests)" >&2; exit 2 ;;
   esac
 done

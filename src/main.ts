@@ -15,6 +15,7 @@ import { OperatorVariant } from './gitops/helm/operator-template';
 import { BuiltInObject, checkDeclared, Instance, instanceName, loadInstances, scratchChart } from './gitops/instances';
 import { KINDS } from './kinds';
 import { guitarKind } from './kinds/guitar';
+import { MONITORING_DIR, monitoringFiles, monitoringObjects } from './monitoring/manifests';
 import { BUILT_IN_KINDS } from './render-command';
 import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
 import { GuitarUi } from './ui/install';
@@ -101,6 +102,8 @@ export interface AppOptions {
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
   readonly withoutExtraGroups?: readonly string[];
+  /** Where the alerts' runbook links point (synth's --runbook-url); default docs/monitoring.md in this repository. */
+  readonly runbookUrl?: string;
 }
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
@@ -179,6 +182,11 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     description:
       'Leave out extra API groups of kinds, by CRD name (e.g. copyrators.flant.com): no CRD, no RBAC, not served. Every group is served by default, so that the originals\u2019 manifests apply unchanged.',
   },
+  {
+    name: 'runbook-url',
+    type: 'string',
+    description: 'Where the alerts\u2019 runbook links point: the URL of docs/monitoring.md where your copy of this repository is browsed; the repository path by default.',
+  },
 ];
 
 /** The prefix of synth's variables: CDK8S_OPERATORS_INSTANCES, ... */
@@ -229,6 +237,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
     withoutExtraGroups,
+    runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
   };
 }
 
@@ -249,6 +258,9 @@ function synthesize(options: AppOptions): void {
   writeFileSync(join(app.outdir, 'kustomization.yaml'), kustomization(charts));
   mkdirSync(join(app.outdir, dirname(ARGOCD_HEALTH_FILE)), { recursive: true });
   writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS, options.withoutExtraGroups));
+  // Alerts, dashboard and ServiceMonitor: an optional part, like argocd/ (docs/monitoring.md).
+  mkdirSync(join(app.outdir, MONITORING_DIR), { recursive: true });
+  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
   const [, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),
@@ -258,6 +270,7 @@ function synthesize(options: AppOptions): void {
     secretCopy: options.secretCopy ?? false,
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     resources: options.helmInstances ? resources : [],
+    monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });
   for (const [file, yaml] of previews([...options.instances, ...(options.examples ?? [])])) {
     const path = join(app.outdir, 'preview', file);

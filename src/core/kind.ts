@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { FieldError, Optional, Schema } from '../schema';
 import type { OptionSpec } from './options';
 import type { OptIn } from './secret-copy';
+import type { KindMonitoring } from './monitoring';
 
 /** The object metadata the constructs and the controller read. */
 export interface ObjectMeta {
@@ -93,6 +94,8 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly example?: (scope: Construct, namespace: string) => ApiObject;
   /** What the controller does for the kind beyond rendering; none means render and apply only. */
   readonly controller?: KindController<Spec, Status, Observation>;
+  /** Gauges of its objects and alerts of its own, beside the engine's generic ones (see src/core/monitoring.ts). */
+  readonly monitoring?: KindMonitoring;
   /** Adds the children of one (validated) resource under `scope`. */
   readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation) => void;
 }

@@ -24,6 +24,8 @@ export class KubeRest {
     source: KubeConnection | KubeConfig,
     /** Told of every request before it is sent (metrics count them). */
     private readonly onRequest?: (method: string) => void,
+    /** Told how each request ended: its HTTP status code, or `<error>` when none came (client-go's convention). */
+    private readonly onResponse?: (method: string, code: string, host: string) => void,
   ) {
     this.connection = isClientNodeConfig(source) ? clientNodeConnection(source) : source;
   }
@@ -65,7 +67,11 @@ export class KubeRest {
       send({ protocol, hostname, port, path: `${target.path}${path}${search}`, method, headers, agent, signal: options.signal }, resolve)
         .once('error', reject)
         .end(body);
+    }).catch((err: unknown) => {
+      this.onResponse?.(method, '<error>', target.host);
+      throw err;
     });
+    this.onResponse?.(method, String(response.statusCode), target.host);
     if (response.statusCode === 404 && options.notFoundAsUndefined) {
       response.resume();
       return undefined;
@@ -82,11 +88,13 @@ interface RequestTarget {
   readonly port: string;
   /** A path prefix of the server URL (e.g. a proxy's), without a trailing slash. */
   readonly path: string;
+  /** host[:port] as the server URL says it, for metrics. */
+  readonly host: string;
 }
 
 function requestTarget(server: string): RequestTarget {
   const url = new URL(server);
-  return { protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname.replace(/\/+$/, '') };
+  return { protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname.replace(/\/+$/, ''), host: url.host };
 }
 
 /** A whole response body as text. */

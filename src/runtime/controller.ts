@@ -6,10 +6,12 @@ import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
 import { Discovery } from '../kube/discovery';
 import { EventRecorder } from './events';
-import { Informer } from './informer';
-import { KindWatches } from './watches';
+import { Informer, WATCH_RESTARTS } from './informer';
+import { KindWatches, WatchRestarts } from './watches';
 import { Logger } from './log';
+import { controllerName, EngineMetrics, ReconcileResult } from './engine-metrics';
 import { Metrics } from './metrics';
+import { ObjectMetrics } from './object-metrics';
 import { OwnWrites } from './own-writes';
 import { WorkQueue } from './queue';
 import { reconcile, ReconcileContext } from './reconciler';
@@ -38,14 +40,16 @@ type Owner = CustomResource & KubeObject;
  * change queues the owner, by a key that names the group; workers reconcile one key at a time.
  */
 export class Controller {
-  private readonly queue = new WorkQueue();
+  private readonly queue: WorkQueue;
   private readonly contexts = new Map<string, ReconcileContext>();
   private readonly informers: Array<Pick<Informer, 'hasSynced' | 'start' | 'stop'>> = [];
   private readonly objects: ObjectClient;
   private readonly discovery: Discovery;
   private stopping = false;
   private readonly running: Promise<void>[] = [];
-  private readonly metrics;
+  private readonly metrics: EngineMetrics;
+  /** Each served kind's objects, by `plural.group`, for the per-object series read at each scrape. */
+  private readonly served = new Map<string, () => Owner[]>();
 
   constructor(
     private readonly rest: KubeRest,
@@ -55,13 +59,25 @@ export class Controller {
   ) {
     this.objects = new ObjectClient(rest, PRODUCT);
     this.discovery = new Discovery(rest);
-    this.metrics = {
-      reconciles: registry.counter('cdk8s_operators_reconciles_total', 'Reconciles by kind and result.', ['kind', 'result']),
-      duration: registry.histogram('cdk8s_operators_reconcile_duration_seconds', 'Time one reconcile took.', ['kind']),
-      writes: registry.counter('cdk8s_operators_child_writes_total', 'Children applied or pruned.', ['kind', 'action']),
-      depth: registry.gauge('cdk8s_operators_workqueue_depth', 'Keys waiting to be reconciled.'),
+    this.metrics = new EngineMetrics(registry, settings.kinds, settings.workers);
+    // A key is `plural.group|namespace/name`: its controller is its kind's.
+    const controllers = new Map(settings.kinds.map((k) => [`${k.plural}.${k.group}`, controllerName(k)]));
+    const controllerOf = (key: string) => controllers.get(key.slice(0, key.indexOf('|')));
+    this.queue = new WorkQueue(undefined, this.metrics.queueHooks(controllerOf));
+    const objectMetrics = new ObjectMetrics(registry, settings.kinds);
+    const restarts = registry.counter('cdk8s_operators_watch_restarts_total', 'Watches started over other than by the server\u2019s routine timeout, by collection and why (expired, error, silent).', ['resource', 'reason']);
+    this.watchRestarts = {
+      // Every reason at 0 from the start, so that increase() sees the first restart.
+      watching: (resource) => WATCH_RESTARTS.forEach((reason) => restarts.inc({ resource, reason }, 0)),
+      restarted: (resource, why) => restarts.inc({ resource, reason: why }),
     };
+    registry.onCollect(() => {
+      this.metrics.collectQueue(this.queue, [...controllers.values()], controllerOf);
+      objectMetrics.collect(settings.kinds, (kind) => this.served.get(`${kind.plural}.${kind.group}`)?.() ?? []);
+    });
   }
+
+  private readonly watchRestarts: WatchRestarts;
 
   /** Whether every kind whose CRD exists has a filled cache. */
   get synced(): boolean {
@@ -106,7 +122,8 @@ export class Controller {
     const options = this.settings.kindOptions;
     const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
     const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
-    const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}` }, log));
+    this.watchRestarts.watching(group);
+    const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}`, onRestart: (why) => this.watchRestarts.restarted(group, why) }, log));
     const written = new OwnWrites<Owner>();
     for (const informer of owners) {
       informer.on((type, object, previous) => {
@@ -115,6 +132,7 @@ export class Controller {
       });
     }
     const allOwners = () => owners.flatMap((informer) => [...informer.cache.values()]).filter(serves);
+    this.served.set(group, allOwners);
     const watches = new KindWatches(
       this.rest,
       {
@@ -127,6 +145,7 @@ export class Controller {
         },
       },
       log,
+      this.watchRestarts,
     );
     await this.watchCollections(kind, watches);
     const ctx: ReconcileContext = {
@@ -196,26 +215,28 @@ export class Controller {
     for (;;) {
       const item = await this.queue.next();
       if (item === undefined) return;
-      this.metrics.depth.set(undefined, this.queue.depth);
       const [group, key] = item.split('|');
       const ctx = this.contexts.get(group)!;
       const started = process.hrtime.bigint();
+      let outcome: ReconcileResult = 'error';
+      let writes = {};
+      this.metrics.working(ctx.kind, 1);
       try {
         const result = await reconcile(ctx, key);
-        this.metrics.reconciles.inc({ kind: ctx.kind.kind, result: result.retry ? 'retry' : 'success' });
-        if (result.applied) this.metrics.writes.inc({ kind: ctx.kind.kind, action: 'apply' }, result.applied);
-        if (result.pruned) this.metrics.writes.inc({ kind: ctx.kind.kind, action: 'prune' }, result.pruned);
+        // As controller-runtime counts: a retry with backoff is a requeue; a kind's own refresh sooner than the resync a requeue_after.
+        outcome = result.retry ? 'requeue' : result.requeueAfterMs !== undefined && result.requeueAfterMs < ctx.resyncMs ? 'requeue_after' : 'success';
+        writes = result;
         if (result.retry) this.queue.addWithBackoff(item);
         else {
           this.queue.forget(item);
           if (result.requeueAfterMs) this.queue.addAfter(item, result.requeueAfterMs);
         }
       } catch (err) {
-        this.metrics.reconciles.inc({ kind: ctx.kind.kind, result: 'error' });
         const delay = this.queue.addWithBackoff(item);
         this.log.error('reconcile failed; retrying', { kind: ctx.kind.kind, key, retryInMs: delay, error: err as Error });
       } finally {
-        this.metrics.duration.observe({ kind: ctx.kind.kind }, Number(process.hrtime.bigint() - started) / 1e9);
+        this.metrics.working(ctx.kind, -1);
+        this.metrics.reconciled(ctx.kind, outcome, Number(process.hrtime.bigint() - started) / 1e9, writes);
         this.queue.done(item);
       }
     }

@@ -15,7 +15,13 @@ export interface InformerOptions {
   readonly watchSeconds?: number;
   /** Cache only metadata (PartialObjectMetadata), e.g. to know which Secrets exist without holding their values. */
   readonly metadataOnly?: boolean;
+  /** Told when the list+watch starts over other than by the server's routine timeout (see WatchRestart). */
+  readonly onRestart?: (why: WatchRestart) => void;
 }
+
+/** Why a watch started over: its version expired (410, a relist), it failed, or it went silent and was cut. */
+export const WATCH_RESTARTS = ['expired', 'error', 'silent'] as const;
+export type WatchRestart = (typeof WATCH_RESTARTS)[number];
 
 /** What the API server answers for metadata only, in a LIST and in a WATCH. */
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
@@ -96,7 +102,9 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
       } catch (err) {
         if (this.stopped) return;
-        if (err instanceof KubeError && err.code === 410) {
+        const expired = err instanceof KubeError && err.code === 410;
+        this.options.onRestart?.(expired ? 'expired' : 'error');
+        if (expired) {
           this.log.debug('watch expired, relisting', { path: this.options.path });
           continue;
         }
@@ -160,6 +168,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     } catch (err) {
       if (!this.abort.signal.aborted || this.stopped) throw err;
       // Our own idle abort: renew the watch.
+      this.options.onRestart?.('silent');
     } finally {
       clearTimeout(idle);
     }

@@ -47,7 +47,13 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   }
   const metrics = new Metrics();
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
-  const rest = new KubeRest(await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env), (method) => requests.inc({ method }));
+  // client-go's name and labels (controller-runtime registers it): a 403 here means the RBAC lacks a rule.
+  const results = metrics.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']);
+  const rest = new KubeRest(
+    await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env),
+    (method) => requests.inc({ method }),
+    (method, code, host) => results.inc({ code, method, host }),
+  );
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   const controller = new Controller(rest, {
     kinds,
@@ -78,14 +84,22 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
     process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
     if (options['leader-election']) {
+      // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
+      const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
+      const lease = { name: options['leader-election-lease'] as string };
+      leading.set(lease, 0);
       elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
       elector.run({
         onStartedLeading: () => {
+          leading.set(lease, 1);
           log.info('leading');
           controller.start();
         },
         // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
-        onStoppedLeading: () => void shutdown(stopping ? 0 : 1, 'lost leadership'),
+        onStoppedLeading: () => {
+          leading.set(lease, 0);
+          void shutdown(stopping ? 0 : 1, 'lost leadership');
+        },
       });
     } else {
       controller.start();

@@ -17,6 +17,8 @@ export interface Gauge {
   set(labels: Labels | undefined, value: number): void;
   inc(labels?: Labels, by?: number): void;
   dec(labels?: Labels, by?: number): void;
+  /** Drops every series, for a gauge refilled from scratch at each scrape (objects that went away must not linger). */
+  reset(): void;
 }
 
 export interface Histogram {
@@ -51,6 +53,12 @@ interface Family {
 export class Metrics {
   private readonly families = new Map<string, Family>();
   private readonly instruments = new Map<string, Counter | Gauge | Histogram>();
+  private readonly collectors: Array<() => void> = [];
+
+  /** Runs `collect` before every render: for gauges read from state (caches, in-flight work) at scrape time. */
+  onCollect(collect: () => void): void {
+    this.collectors.push(collect);
+  }
 
   counter(name: string, help: string, labelNames: string[] = []): Counter {
     return this.register(name, help, 'counter', labelNames, [], (family) => ({
@@ -66,6 +74,10 @@ export class Metrics {
       set: (labels, value) => void (this.series(family, labels).value = value),
       inc: (labels, by = 1) => void (this.series(family, labels).value += by),
       dec: (labels, by = 1) => void (this.series(family, labels).value -= by),
+      reset: () => {
+        family.series.clear();
+        if (labelNames.length === 0) this.series(family, undefined);
+      },
     }));
   }
 
@@ -89,6 +101,7 @@ export class Metrics {
 
   /** Every family by name, every series by label values: the same state always renders the same text. */
   render(): string {
+    for (const collect of this.collectors) collect();
     const lines: string[] = [];
     for (const family of [...this.families.values()].sort((a, b) => compare(a.name, b.name))) {
       lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);

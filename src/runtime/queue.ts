@@ -1,3 +1,15 @@
+/** What a queue tells its metrics (client-go's workqueue metrics follow these). */
+export interface QueueHooks {
+  /** A key went into line (a key already waiting, or already marked to run again, is not added twice). */
+  added(key: string): void;
+  /** A key failed and was queued again with backoff. */
+  retried(key: string): void;
+  /** A worker took `key` after it waited `waitedSeconds` in line. */
+  taken(key: string, waitedSeconds: number): void;
+  /** A worker finished `key` after `workedSeconds`. */
+  finished(key: string, workedSeconds: number): void;
+}
+
 /**
  * A work queue of object keys, like client-go's: a key waiting is queued once however many
  * events name it; a key being processed is never handed to a second worker, and an event
@@ -13,8 +25,25 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly idle: Array<() => void> = [];
   private shuttingDown = false;
+  /** When each waiting key went into line, and when each key in process was taken (ms since the epoch). */
+  private readonly addedAt = new Map<string, number>();
+  private readonly takenAt = new Map<string, number>();
 
-  constructor(private readonly backoff: { baseMs: number; maxMs: number } = { baseMs: 500, maxMs: 5 * 60_000 }) {}
+  constructor(
+    private readonly backoff: { baseMs: number; maxMs: number } = { baseMs: 500, maxMs: 5 * 60_000 },
+    private readonly hooks?: QueueHooks,
+  ) {}
+
+  /** The keys waiting, and those in process that were added again meanwhile: the work still to do. */
+  *pending(): IterableIterator<string> {
+    yield* this.waiting;
+    yield* this.dirty;
+  }
+
+  /** The keys in process, each with when a worker took it (ms since the epoch). */
+  inProcess(): ReadonlyMap<string, number> {
+    return this.takenAt;
+  }
 
   /** Keys waiting (not counting ones scheduled for later). */
   get depth(): number {
@@ -24,10 +53,15 @@ export class WorkQueue {
   add(key: string): void {
     if (this.shuttingDown) return;
     if (this.processing.has(key)) {
+      if (!this.dirty.has(key)) this.hooks?.added(key);
       this.dirty.add(key);
       return;
     }
     if (this.waiting.has(key)) return;
+    if (!this.addedAt.has(key)) {
+      this.addedAt.set(key, Date.now());
+      this.hooks?.added(key);
+    }
     this.waiting.add(key);
     this.order.push(key);
     this.idle.shift()?.();
@@ -53,6 +87,7 @@ export class WorkQueue {
   addWithBackoff(key: string): number {
     const failures = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, failures);
+    this.hooks?.retried(key);
     const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** (failures - 1));
     this.addAfter(key, delay);
     return delay;
@@ -71,13 +106,24 @@ export class WorkQueue {
     const key = this.order.shift()!;
     this.waiting.delete(key);
     this.processing.add(key);
+    const now = Date.now();
+    this.hooks?.taken(key, (now - (this.addedAt.get(key) ?? now)) / 1000);
+    this.addedAt.delete(key);
+    this.takenAt.set(key, now);
     return key;
   }
 
   /** Marks `key` processed; if events arrived meanwhile, it is queued again. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.delete(key)) this.add(key);
+    const taken = this.takenAt.get(key);
+    this.takenAt.delete(key);
+    if (taken !== undefined) this.hooks?.finished(key, (Date.now() - taken) / 1000);
+    // Added again while in process: it has waited since then, and was counted as added then.
+    if (this.dirty.delete(key)) {
+      this.addedAt.set(key, Date.now());
+      this.add(key);
+    }
   }
 
   shutDown(): void {

@@ -1,7 +1,7 @@
 import { CacheReader, Collection, KubeJson, Query } from '../core/kind';
 import { collectionPath, labelSelector, ResolvedCollection } from '../kube/discovery';
 import { KubeObject, objectKey } from '../kube/objects';
-import { ChangeType, Informer } from './informer';
+import { ChangeType, Informer, WatchRestart } from './informer';
 import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { Logger } from './log';
 
@@ -47,11 +47,21 @@ export class KindWatches implements CacheReader {
     private readonly rest: ConstructorParameters<typeof Informer>[0],
     private readonly events: WatchEvents,
     private readonly log: Logger,
+    /** Told of each collection watched and each time its watch starts over (see InformerOptions.onRestart). */
+    private readonly restartsOf?: WatchRestarts,
   ) {}
+
+  private restarts(collection: ResolvedCollection): { onRestart?: (why: WatchRestart) => void } {
+    const report = this.restartsOf;
+    if (!report) return {};
+    const resource = resourceLabel(collection.resource, apiGroupOf(collection));
+    report.watching(resource);
+    return { onRestart: (why) => report.restarted(resource, why) };
+  }
 
   /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
   addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), labelSelector: selector }, this.log);
+    const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), labelSelector: selector, ...this.restarts(collection) }, this.log);
     informer.on((type, child, previous) => {
       this.index(type, child, previous);
       this.events.child(child);
@@ -62,7 +72,7 @@ export class KindWatches implements CacheReader {
 
   /** A collection read whole: any change after the first LIST queues every owner. */
   addWhole(collection: ResolvedCollection, metadataOnly = false): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection), metadataOnly }, this.log);
+    const informer = new Informer(this.rest, { path: collectionPath(collection), metadataOnly, ...this.restarts(collection) }, this.log);
     informer.on(() => informer.hasSynced && this.events.related('all'));
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
   }
@@ -166,7 +176,7 @@ export class KindWatches implements CacheReader {
   private startQuery(key: string, collection: Collection, query: Query): SharedQuery {
     const resolved = this.resolved.get(collectionKey(collection));
     if (!resolved) throw new Error(`${collectionKey(collection)} is not a watched collection of this kind: declare it in watches with queries`);
-    const informer = new Informer(this.rest, { path: collectionPath(resolved.collection, query.namespace), labelSelector: labelSelector(query.labels), metadataOnly: resolved.metadataOnly }, this.log);
+    const informer = new Informer(this.rest, { path: collectionPath(resolved.collection, query.namespace), labelSelector: labelSelector(query.labels), metadataOnly: resolved.metadataOnly, ...this.restarts(resolved.collection) }, this.log);
     const shared = { informer, owners: new Set<string>() };
     // The first LIST only fills the cache: the owners that asked are reconciling already.
     informer.on(() => informer.hasSynced && this.events.related(shared.owners));
@@ -185,6 +195,17 @@ export class KindWatches implements CacheReader {
     this.queries.delete(key);
     this.log.debug('stopped watching a query no owner asks for', { query: key });
   }
+}
+
+/** What counts watch restarts: told of each collection as it is first watched, then of each restart. */
+export interface WatchRestarts {
+  watching(resource: string): void;
+  restarted(resource: string, why: WatchRestart): void;
+}
+
+/** `resource.group` (`resource` for the core group), the label watch restarts are counted by. */
+export function resourceLabel(resource: string, apiGroup: string): string {
+  return apiGroup ? `${resource}.${apiGroup}` : resource;
 }
 
 function apiGroupOf(collection: ResolvedCollection): string {

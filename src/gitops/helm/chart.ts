@@ -25,6 +25,8 @@ export interface HelmChartInput {
   readonly withoutExtraGroups: readonly string[];
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
   readonly resources: readonly Chart[];
+  /** The ServiceMonitor, PrometheusRule and dashboard, installed with `monitoring.enabled` (default none). */
+  readonly monitoring?: readonly unknown[];
 }
 
 /**
@@ -59,6 +61,7 @@ export function helmChart(input: HelmChartInput): Map<string, string> {
     ['templates/0-crds.k8s.yaml', crdTemplate],
     ['templates/1-operator.k8s.yaml', template],
     ...input.resources.map((chart): [string, string] => [`templates/${chart.node.id}.k8s.yaml`, asIs(chart.toJson())]),
+    ...(input.monitoring?.length ? [['templates/monitoring.yaml', `{{- if .Values.monitoring.enabled }}\n${asIs([...input.monitoring])}{{- end }}\n`] as [string, string]] : []),
     ['templates/NOTES.txt', notes(input.kinds)],
   ]);
   return files;

@@ -82,6 +82,7 @@ export function operatorTemplate(
     kinds: [],
     watchNamespaces: [],
     ui: { enabled: true },
+    monitoring: { enabled: false },
   };
   // The chart's default tag is its appVersion.
   if (tag !== appVersion) throw new Error(`helm: the controller image is ${container.image}, expected the tag ${appVersion}`);

@@ -12,6 +12,7 @@ export interface ChartValues {
   readonly kinds: string[];
   readonly watchNamespaces: string[];
   readonly ui: { readonly enabled: boolean };
+  readonly monitoring: { readonly enabled: boolean };
 }
 
 /** values.yaml: each value with a comment saying what it changes. */
@@ -54,6 +55,11 @@ watchNamespaces: ${JSON.stringify(values.watchNamespaces)}
 # The guitar web UI (Deployment, Service, RBAC); it exists only where guitars are served.
 ui:
   enabled: ${values.ui.enabled}
+
+# A ServiceMonitor, the alerting rules (PrometheusRule) and the Grafana dashboard (a ConfigMap
+# labelled grafana_dashboard) for clusters with the Prometheus Operator (docs/monitoring.md).
+monitoring:
+  enabled: ${values.monitoring.enabled}
 `;
 }
 
@@ -96,8 +102,9 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
+        monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'withoutExtraGroups', 'kinds', 'watchNamespaces', 'ui'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'withoutExtraGroups', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),
   };
 }

@@ -3,6 +3,7 @@ import { SECRET_COPY } from '../../core/secret-copy';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
 import { copyratorController, CopyratorObservation } from './controller';
 import { layoutRules, specOfRule } from './layout';
+import { copyratorMonitoring } from './monitoring';
 
 export * from './api';
 export * from './sources';
@@ -31,6 +32,7 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
     { name: 'Conflicts', type: 'string', jsonPath: '.status.conflicts', description: 'Objects left alone because something else manages them.' },
   ],
   controller: copyratorController,
+  monitoring: copyratorMonitoring,
   // Copies live in other namespaces, which ownerReferences cannot reach: the finalizer removes them.
   finalizer: 'test.com/copies',
   manages: [

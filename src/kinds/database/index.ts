@@ -2,6 +2,7 @@ import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/ki
 import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { databaseController } from './controller';
 import { DatabaseObservation } from './observation';
+import { databaseMonitoring } from './monitoring';
 
 export * from './annotations';
 export * from './api';
@@ -67,6 +68,7 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   ],
   finalizer: DATABASE_FINALIZER,
   controller: databaseController,
+  monitoring: databaseMonitoring,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).databaseConstructs, { example: true }),
 };
 

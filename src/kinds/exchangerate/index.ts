@@ -1,6 +1,7 @@
 import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus } from './api';
 import { exchangeRateController, ObservedQuote } from './controller';
+import { exchangeRateMonitoring } from './monitoring';
 
 export * from './api';
 
@@ -23,6 +24,7 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
     { name: 'Date', type: 'string', jsonPath: '.status.date', description: 'The provider\u2019s date of the rate.', priority: 1 },
   ],
   controller: exchangeRateController,
+  monitoring: exchangeRateMonitoring,
   manages: [{ apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS }],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).exchangeRateConstructs, { example: true }),
 };

@@ -2,6 +2,7 @@ import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/ki
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { registryMirrorController, RegistryMirrorObservation } from './controller';
 import { MIRRORS_NAMESPACE } from './names';
+import { registryMirrorMonitoring } from './monitoring';
 
 export * from './api';
 export * from './controller';
@@ -41,6 +42,7 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     { apiGroup: 'scheduling.k8s.io', resources: ['priorityclasses'], verbs: ['list', 'watch'] },
   ],
   controller: registryMirrorController,
+  monitoring: registryMirrorMonitoring,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),
 };
 

@@ -1,0 +1,57 @@
+/**
+ * What a kind adds to the operator's monitoring (`KindDefinition.monitoring`): gauges read from
+ * each of its objects at every scrape, and alerting rules over them and the engine's metrics.
+ * The engine exports the gauges and ships the rules beside its own (dist/monitoring/, the Helm
+ * chart); it never names a kind.
+ */
+
+/** How urgent an alert is: `critical` pages someone, `warning` is a ticket, `info` only shows. */
+export type Severity = 'critical' | 'warning' | 'info';
+
+/** One Prometheus alerting rule, with what the person on call reads. */
+export interface AlertRule {
+  /** CamelCase name; also the anchor of its runbook in docs/monitoring.md (lower-cased). */
+  readonly alert: string;
+  /** PromQL; every series it returns is one alert, carrying the series' labels. */
+  readonly expr: string;
+  /** How long `expr` must hold before the alert fires, e.g. `15m`. */
+  readonly for: string;
+  readonly severity: Severity;
+  /** One line, no labels: what is wrong. */
+  readonly summary: string;
+  /** Names the object (or controller) with `{{ $labels.x }}` and says what to look at first. */
+  readonly description: string;
+}
+
+/** A number the kind reads off one of its cached objects, exported per object at every scrape. */
+export interface ObjectGauge {
+  /** snake_case; exported as `cdk8s_operators_<singular>_<name>{namespace,name}`. */
+  readonly name: string;
+  readonly help: string;
+  /** The value for the object as the API server stores it (spec unvalidated), or undefined for no series. */
+  readonly value: (object: { readonly metadata: Record<string, unknown>; readonly spec?: unknown; readonly status?: unknown }) => number | undefined;
+}
+
+export interface KindMonitoring {
+  /** Gauges of each object, e.g. its last backup time; one series per object. */
+  readonly gauges?: readonly ObjectGauge[];
+  /** Alerts of the kind's own, beside the engine's generic ones (Stalled, not Ready, errors...). */
+  readonly alerts?: readonly AlertRule[];
+}
+
+/** The metric name of a kind's gauge. */
+export function objectGaugeMetric(kind: { readonly singular: string }, gauge: Pick<ObjectGauge, 'name'>): string {
+  return `cdk8s_operators_${kind.singular}_${gauge.name}`;
+}
+
+/**
+ * The per-object condition series the engine exports for every kind: one per object and
+ * condition type, value 1, labels kind, namespace, name, type, status and reason. Kinds' alerts
+ * select their own reasons from it.
+ */
+export const OBJECT_CONDITION_METRIC = 'cdk8s_operators_object_condition';
+
+/** A PromQL regex matching exactly these values (each escaped). */
+export function anyOf(values: readonly string[]): string {
+  return values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&')).join('|');
+}

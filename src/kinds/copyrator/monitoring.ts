@@ -1,0 +1,23 @@
+import { KindMonitoring } from '../../core/monitoring';
+
+/** Objects a rule would copy over but leaves alone because something else manages them. */
+export const copyratorMonitoring: KindMonitoring = {
+  gauges: [
+    {
+      name: 'conflicts',
+      help: 'Objects a CopyratorRule leaves alone because something else manages them (status.conflicts, at most 100 listed).',
+      value: (rule) => ((rule.status as { conflicts?: unknown[] } | undefined)?.conflicts ?? []).length,
+    },
+  ],
+  alerts: [
+    {
+      alert: 'CopyratorRuleConflicts',
+      expr: 'cdk8s_operators_copyrator_conflicts > 0',
+      for: '10m',
+      severity: 'warning',
+      summary: 'A CopyratorRule cannot copy onto objects that something else manages.',
+      description:
+        'CopyratorRule {{ $labels.namespace }}/{{ $labels.name }} leaves {{ $value }} object(s) alone because it does not manage them: their names are in its status.conflicts.',
+    },
+  ],
+};

@@ -1,0 +1,54 @@
+import { AnyKind } from '../core/kind';
+import { AlertRule } from '../core/monitoring';
+import { PRODUCT } from '../core/names';
+import { ENGINE_ALERTS } from './engine-alerts';
+
+/** Where the runbooks are, unless synth is told another URL (`--runbook-url`); each alert's section is `#<alert in lower case>`. */
+export const DEFAULT_RUNBOOK_URL = 'docs/monitoring.md';
+
+/** A rule as Prometheus reads it. */
+export interface PrometheusAlert {
+  readonly alert: string;
+  readonly expr: string;
+  readonly for: string;
+  readonly labels: { readonly severity: string };
+  readonly annotations: { readonly summary: string; readonly description: string; readonly runbook_url: string };
+}
+
+export interface RuleGroup {
+  readonly name: string;
+  readonly rules: readonly PrometheusAlert[];
+}
+
+/** Every alert the operator ships: the engine's, then each kind's own, with the kind's name. */
+export function allAlerts(kinds: readonly AnyKind[]): { readonly group: string; readonly alerts: readonly AlertRule[] }[] {
+  return [
+    { group: `${PRODUCT}.engine`, alerts: ENGINE_ALERTS },
+    ...kinds.filter((k) => k.monitoring?.alerts?.length).map((k) => ({ group: `${PRODUCT}.${k.plural}`, alerts: k.monitoring!.alerts! })),
+  ];
+}
+
+/** The rule groups, one for the engine and one per kind that has alerts of its own. */
+export function ruleGroups(kinds: readonly AnyKind[], runbookUrl = DEFAULT_RUNBOOK_URL): RuleGroup[] {
+  const seen = new Set<string>();
+  return allAlerts(kinds).map(({ group, alerts }) => ({
+    name: group,
+    rules: alerts.map((a) => {
+      if (seen.has(a.alert)) throw new Error(`monitoring: the alert ${a.alert} is declared twice`);
+      if (!/^[A-Z][A-Za-z0-9]*$/.test(a.alert)) throw new Error(`monitoring: alert name "${a.alert}" must be CamelCase letters and digits`);
+      seen.add(a.alert);
+      return {
+        alert: a.alert,
+        expr: a.expr,
+        for: a.for,
+        labels: { severity: a.severity },
+        annotations: { summary: a.summary, description: a.description, runbook_url: `${runbookUrl}#${runbookAnchor(a.alert)}` },
+      };
+    }),
+  }));
+}
+
+/** The anchor of an alert's runbook section: its heading (`### AlertName`), as GitHub makes anchors. */
+export function runbookAnchor(alert: string): string {
+  return alert.toLowerCase();
+}
