@@ -19,6 +19,8 @@ export default async function globalSetup(): Promise<void> {
   startWatchdog(state.processes);
   process.env.TEST_KUBECONFIG = state.kubeconfig;
   process.env.TEST_CONTROL_PLANE_DIR = dir;
+  // Only the run that started it stops it: a Jest run nested in a test inherits TEST_CONTROL_PLANE_DIR too.
+  (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir = dir;
   process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
   console.log(`\ncontrol plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
 }

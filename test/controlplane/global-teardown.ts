@@ -1,7 +1,10 @@
 import { stopControlPlane } from './controlplane';
 
-/** Stops the control plane global-setup started; its logs stay for a failed run to point at. */
+/**
+ * Stops the control plane this run's global-setup started (not one a parent run started and
+ * handed down in TEST_CONTROL_PLANE_DIR); its logs stay for a failed run to point at.
+ */
 export default async function globalTeardown(): Promise<void> {
-  const dir = process.env.TEST_CONTROL_PLANE_DIR;
+  const dir = (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir;
   if (dir) await stopControlPlane(dir);
 }
