@@ -32,6 +32,14 @@ export interface ObjectGauge {
   readonly value: (object: { readonly metadata: Record<string, unknown>; readonly spec?: unknown; readonly status?: unknown }) => number | undefined;
 }
 
+/**
+ * A gauge counting the items of a list in the object's status (e.g. `conflicts`), which a kind
+ * lists there up to a bound; 0 when the status has none.
+ */
+export function statusListGauge(name: string, field: string, help: string): ObjectGauge {
+  return { name, help, value: (object) => ((object.status as Record<string, unknown[] | undefined> | undefined)?.[field] ?? []).length };
+}
+
 export interface KindMonitoring {
   /** Gauges of each object, e.g. its last backup time; one series per object. */
   readonly gauges?: readonly ObjectGauge[];

@@ -58,6 +58,15 @@ export interface Rule<T> {
   readonly fieldPath?: string;
 }
 
+/**
+ * A rule that a string field matches `pattern`, checked by CEL rather than an OpenAPI pattern
+ * where the pattern is too long to read in the API server's error (which quotes a failed
+ * pattern); the error is `message`, on the field.
+ */
+export function matchesRule<T extends Record<K, string>, K extends string & keyof T>(field: K, pattern: string, message: string): Rule<T> {
+  return { cel: `self.${field}.matches('${pattern}')`, message, fieldPath: `.${field}`, holds: (self) => new RegExp(pattern).test(self[field]) };
+}
+
 export abstract class Schema<T, Input = T> {
   /** Phantom member for type inference only. */
   declare readonly _type: T;

@@ -1,14 +1,8 @@
-import { KindMonitoring } from '../../core/monitoring';
+import { KindMonitoring, statusListGauge } from '../../core/monitoring';
 
 /** Objects a rule would copy over but leaves alone because something else manages them. */
 export const copyratorMonitoring: KindMonitoring = {
-  gauges: [
-    {
-      name: 'conflicts',
-      help: 'Objects a CopyratorRule leaves alone because something else manages them (status.conflicts, at most 100 listed).',
-      value: (rule) => ((rule.status as { conflicts?: unknown[] } | undefined)?.conflicts ?? []).length,
-    },
-  ],
+  gauges: [statusListGauge('conflicts', 'conflicts', 'Objects a CopyratorRule leaves alone because something else manages them (status.conflicts, at most 100 listed).')],
   alerts: [
     {
       alert: 'CopyratorRuleConflicts',

@@ -1,5 +1,5 @@
 import { commonStatusProperties } from '../../core/status';
-import { Infer, s } from '../../schema';
+import { Infer, matchesRule, s } from '../../schema';
 
 /** The engine the kind runs by default; the Jobs use this image's own tools (psql, pg_dump). */
 export const DEFAULT_IMAGE = 'postgres:17';
@@ -77,14 +77,11 @@ export const backupSpec = s.object(
   {
     description: 'Scheduled backups with pg_dump into the backup volume `<name>-backup`, which outlives the Database.',
     rules: [
-      {
-        // A CEL rule rather than an OpenAPI pattern: the API server quotes a failed pattern in
-        // its error, and this one is far too long to read there.
-        cel: `self.schedule.matches('${CRON_PATTERN}')`,
-        message: 'schedule must be a cron expression of five fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", or a macro such as @daily',
-        fieldPath: '.schedule',
-        holds: (self) => new RegExp(CRON_PATTERN).test(self.schedule),
-      },
+      matchesRule(
+        'schedule',
+        CRON_PATTERN,
+        'schedule must be a cron expression of five fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", or a macro such as @daily',
+      ),
     ],
   },
 );
@@ -124,12 +121,7 @@ export const databaseSpec = s.object(
   {
     description: 'The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.',
     rules: [
-      {
-        cel: `self.image.matches('${IMAGE_REFERENCE_PATTERN}')`,
-        message: 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>',
-        fieldPath: '.image',
-        holds: (self) => new RegExp(IMAGE_REFERENCE_PATTERN).test(self.image),
-      },
+      matchesRule('image', IMAGE_REFERENCE_PATTERN, 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>'),
       {
         // maxLength counts characters; PostgreSQL counts bytes (an é is two).
         cel: `bytes(self.name).size() <= ${MAX_DATABASE_NAME_BYTES}`,

@@ -1,14 +1,8 @@
-import { KindMonitoring } from '../../core/monitoring';
+import { KindMonitoring, statusListGauge } from '../../core/monitoring';
 
 /** Nodes whose container runtime does not pull through the mirror yet. */
 export const registryMirrorMonitoring: KindMonitoring = {
-  gauges: [
-    {
-      name: 'nodes_pending',
-      help: 'Nodes that do not pull through a RegistryMirror yet (status.nodesPending, at most 100 listed).',
-      value: (mirror) => ((mirror.status as { nodesPending?: unknown[] } | undefined)?.nodesPending ?? []).length,
-    },
-  ],
+  gauges: [statusListGauge('nodes_pending', 'nodesPending', 'Nodes that do not pull through a RegistryMirror yet (status.nodesPending, at most 100 listed).')],
   alerts: [
     {
       alert: 'RegistryMirrorNodesPending',
