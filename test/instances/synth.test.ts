@@ -33,18 +33,23 @@ describe('npm run synth with a team\u2019s resources', () => {
       '2-instances.k8s.yaml',
       'argocd/argocd-cm-health.yaml',
       'kustomization.yaml',
+      'monitoring/grafana-dashboard.json',
+      'monitoring/kustomization.yaml',
+      'monitoring/prometheus-rule.yaml',
+      'monitoring/rules.yaml',
+      'monitoring/service-monitor.yaml',
       'preview/_cluster/registrymirrors.quay.yaml',
       'preview/team-x/exchangerates.usd.yaml',
     ]);
     expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['Namespace/team-x', 'RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n');
-    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', 'NOTES.txt']);
+    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', 'NOTES.txt', 'monitoring.yaml']);
   });
 
   it('puts them (and the examples, when asked for) into the Helm chart with --helm-instances and --examples', () => {
     const out = mkdtempSync(join(tmpdir(), 'synth-helm-'));
     expect(synth('--instances', join(__dirname, 'fixtures', 'typed'), '--output', out, '--helm-instances', '--examples')).toEqual({ code: 0, stderr: '' });
-    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml', '3-examples.k8s.yaml', 'NOTES.txt']);
+    expect(readdirSync(join(out, 'helm', 'templates')).sort()).toEqual(['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml', '3-examples.k8s.yaml', 'NOTES.txt', 'monitoring.yaml']);
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n  - 3-examples.k8s.yaml\n');
     expect(kindsIn(join(out, '3-examples.k8s.yaml'))[0]).toBe('Namespace/operator-examples');
     expect(filesUnder(out)).toContain('preview/operator-examples/exchangerates.usd.yaml');
