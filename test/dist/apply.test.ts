@@ -12,6 +12,14 @@ const previewFiles = readdirSync(join(DIST, 'preview')).flatMap((dir) =>
   statSync(join(DIST, 'preview', dir)).isDirectory() ? readdirSync(join(DIST, 'preview', dir)).map((f) => join('preview', dir, f)) : [join('preview', dir)],
 );
 const helmTemplates = readdirSync(join(DIST, 'helm', 'templates')).filter((f) => f.endsWith('.yaml')).map((f) => join('helm', 'templates', f));
+/** A template that renders nothing by default is rendered with the value that turns it on. */
+const TEMPLATE_VALUES: Record<string, string[]> = { [join('helm', 'templates', 'monitoring.yaml')]: ['--set', 'monitoring.enabled=true'] };
+/**
+ * The Prometheus Operator's kinds (ServiceMonitor, PrometheusRule): their CRDs are not on this
+ * control plane and cannot be fetched here, so those objects are checked by test/monitoring/
+ * (their shape, promtool, a real Prometheus running the rules) instead of by a dry-run.
+ */
+const needsPrometheusOperator = (o: KubeObject) => o.apiVersion.startsWith('monitoring.coreos.com/');
 
 describe('dist/ on a real API server', () => {
   beforeAll(async () => {
@@ -22,9 +30,9 @@ describe('dist/ on a real API server', () => {
   });
 
   it.each([...distFiles, ...previewFiles, ...helmTemplates])('accepts every object of %s in a server-side dry-run apply', async (file) => {
-    const manifests = file.startsWith('helm/templates/') ? loadHelmTemplate(join(DIST, file)) : loadYaml(join(DIST, file));
+    const manifests = file.startsWith('helm/templates/') ? loadHelmTemplate(join(DIST, file), ...(TEMPLATE_VALUES[file] ?? [])) : loadYaml(join(DIST, file));
     expect(manifests.length).toBeGreaterThan(0);
-    for (const manifest of manifests) {
+    for (const manifest of manifests.filter((o) => !needsPrometheusOperator(o))) {
       await expect(objects.apply(manifest, { dryRun: true }).then((o) => `${o.kind}/${o.metadata.name}`)).resolves.toBe(`${manifest.kind}/${manifest.metadata.name}`);
     }
   });

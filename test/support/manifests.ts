@@ -21,9 +21,9 @@ export function loadYaml(path: string): KubeObject[] {
     .filter((o): o is KubeObject => o !== null);
 }
 
-/** A template of dist/helm/ as the real `helm template` renders it with the chart's default values. */
-export function loadHelmTemplate(path: string): KubeObject[] {
-  return helmTemplate('--show-only', relative(join(DIST, 'helm'), path));
+/** A template of dist/helm/ as the real `helm template` renders it with the chart's default values, or with `valueArgs`. */
+export function loadHelmTemplate(path: string, ...valueArgs: string[]): KubeObject[] {
+  return helmTemplate('--show-only', relative(join(DIST, 'helm'), path), ...valueArgs);
 }
 
 /** Installs the synthesized CRDs and waits until each is Established. */
