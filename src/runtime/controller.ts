@@ -60,8 +60,9 @@ export class Controller {
     this.objects = new ObjectClient(rest, PRODUCT);
     this.discovery = new Discovery(rest);
     this.metrics = new EngineMetrics(registry, settings.kinds, settings.workers);
-    // A key is `plural.group|namespace/name`: its controller is its kind's.
-    const controllers = new Map(settings.kinds.map((k) => [`${k.plural}.${k.group}`, controllerName(k)]));
+    // A key is `plural.group|namespace/name`, in whichever group of its kind: its controller is its kind's.
+    const identitiesOf = (kind: AnyKind) => servedIdentities(kind, settings.withoutExtraGroups);
+    const controllers = new Map(settings.kinds.flatMap(identitiesOf).map((identity) => [crdName(identity), controllerName(identity)]));
     const controllerOf = (key: string) => controllers.get(key.slice(0, key.indexOf('|')));
     this.queue = new WorkQueue(undefined, this.metrics.queueHooks(controllerOf));
     const objectMetrics = new ObjectMetrics(registry, settings.kinds);
@@ -72,8 +73,8 @@ export class Controller {
       restarted: (resource, why) => restarts.inc({ resource, reason: why }),
     };
     registry.onCollect(() => {
-      this.metrics.collectQueue(this.queue, [...controllers.values()], controllerOf);
-      objectMetrics.collect(settings.kinds, (kind) => this.served.get(`${kind.plural}.${kind.group}`)?.() ?? []);
+      this.metrics.collectQueue(this.queue, [...new Set(controllers.values())], controllerOf);
+      objectMetrics.collect(settings.kinds, (kind) => identitiesOf(kind).flatMap((identity) => this.served.get(crdName(identity))?.() ?? []));
     });
   }
 

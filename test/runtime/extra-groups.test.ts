@@ -62,6 +62,10 @@ describe('a kind served under two API groups', () => {
     expect(beta.metadata.labels?.[OWNER_KIND_LABEL]).toBe(`twins.${EXTRA}`);
     // Each holds the finalizer of the kind, in its own group.
     for (const o of [object(MAIN, 'alpha'), object(EXTRA, 'beta')]) expect((await served.objects.get(o)).metadata.finalizers).toEqual([`${MAIN}/cleanup`]);
+    // Both are in the kind's per-object series, and the queue's series name the kind's one controller.
+    const metrics = served.metrics.render();
+    for (const name of ['alpha', 'beta']) expect(metrics).toContain(`cdk8s_operators_object_condition{kind="Twin",namespace="${namespace}",name="${name}",type="Ready",status="True",reason="Reconciled"} 1`);
+    expect(metrics.split('\n').filter((line) => line.startsWith('workqueue_depth{'))).toEqual([expect.stringContaining('controller="twin"')]);
   });
 
   it('follows a change of the extra group\u2019s object', async () => {
