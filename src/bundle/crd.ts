@@ -1,16 +1,17 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { allIdentities, crdName, isExtraIdentity } from '../core/groups';
-import { AnyKind } from '../core/kind';
+import { AnyKind, PrinterColumn } from '../core/kind';
+import { hasVersions, KindVersion, VersionLayout } from '../core/versions';
 import { OpenApiSchema, schemaOf } from '../schema';
 
 /** `kubectl get all-operators` lists every instance of every kind. */
 export const CATEGORY = 'all-operators';
 
-/** The CRD's structural schema: metadata as usual, then the kind's spec, status and legacy fields. */
-export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
-  const legacy = Object.fromEntries(Object.entries(kind.legacyTopLevel ?? {}).map(([name, property]) => [name, schemaOf(property).openApi]));
-  const rules = kind.objectRules?.map(({ cel, message, field }) => ({ rule: cel, message, fieldPath: `.${field}` }));
+/** The CRD's structural schema of one version (the hub's by default): metadata as usual, then its spec, status and legacy fields. */
+export function openApiSchemaOf(kind: AnyKind, layout: VersionLayout = kind): OpenApiSchema {
+  const legacy = Object.fromEntries(Object.entries(layout.legacyTopLevel ?? {}).map(([name, property]) => [name, schemaOf(property).openApi]));
+  const rules = layout.objectRules?.map(({ cel, message, field }) => ({ rule: cel, message, fieldPath: `.${field}` }));
   return {
     type: 'object',
     description: kind.description,
@@ -19,19 +20,51 @@ export function openApiSchemaOf(kind: AnyKind): OpenApiSchema {
       kind: { type: 'string', description: 'The REST resource this object represents.' },
       // The API server allows nothing but the type here: metadata's schema is its own.
       metadata: { type: 'object' } as OpenApiSchema,
-      spec: kind.spec.openApi,
+      spec: layout.spec.openApi,
       // A status of its defaults (observedGeneration: 0) from the start: kstatus (Flux's wait,
       // kubectl wait) takes an object without one for current before the controller acted on it.
       status: { ...kind.status.openApi, default: {} },
       ...legacy,
     },
-    ...(kind.legacyTopLevel ? {} : { required: ['spec'] }),
+    ...(layout.legacyTopLevel ? {} : { required: ['spec'] }),
     ...(rules?.length ? { 'x-kubernetes-validations': rules } : {}),
   };
 }
 
-/** The CustomResourceDefinition manifest of one kind in one of its groups (see servedIdentities): the same names, schema and columns in each. */
-export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata: { name: string } } {
+/**
+ * Where the API server sends a ConversionReview: the controller's Service in a cluster, or a
+ * URL where no Service routes to it (a local control plane reaching a process on loopback).
+ * The controller injects the CA that signs its certificate (see src/runtime/conversion/).
+ */
+export type WebhookClientConfig =
+  | { readonly service: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number } }
+  | { readonly url: string };
+
+const ENGINE_COLUMNS: readonly PrinterColumn[] = [
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec and are ready.' },
+  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', description: 'Why the object is or is not ready.', priority: 1 },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' },
+];
+
+function crdVersion(kind: AnyKind, name: string, layout: VersionLayout, columns: readonly PrinterColumn[], older?: KindVersion) {
+  return {
+    name,
+    served: older?.served ?? true,
+    storage: older === undefined,
+    ...(older?.deprecationWarning ? { deprecated: true, deprecationWarning: older.deprecationWarning } : {}),
+    subresources: { status: {} },
+    schema: { openAPIV3Schema: openApiSchemaOf(kind, layout) },
+    additionalPrinterColumns: [...columns, ...ENGINE_COLUMNS],
+  };
+}
+
+/**
+ * The CustomResourceDefinition manifest of one kind in one of its groups (see servedIdentities):
+ * the same names, schema and columns in each. A kind with older versions lists them after the
+ * hub, which is stored, and converts by the webhook `webhook` names.
+ */
+export function crdManifest(kind: AnyKind, webhook?: WebhookClientConfig): Record<string, unknown> & { metadata: { name: string } } {
+  if (hasVersions(kind) && !webhook) throw new Error(`${kind.kind} has several versions: its CRD needs the conversion webhook's client config`);
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -49,20 +82,10 @@ export function crdManifest(kind: AnyKind): Record<string, unknown> & { metadata
         categories: [CATEGORY],
       },
       versions: [
-        {
-          name: kind.version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: { openAPIV3Schema: openApiSchemaOf(kind) },
-          additionalPrinterColumns: [
-            ...kind.printerColumns,
-            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec and are ready.' },
-            { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', description: 'Why the object is or is not ready.', priority: 1 },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' },
-          ],
-        },
+        crdVersion(kind, kind.version, kind, kind.printerColumns),
+        ...(kind.olderVersions ?? []).map((older) => crdVersion(kind, older.name, older, older.printerColumns ?? kind.printerColumns, older)),
       ],
+      ...(hasVersions(kind) ? { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: webhook } } } : {}),
     },
   };
 }
@@ -72,6 +95,8 @@ export interface CustomResourceDefinitionsProps {
   readonly kinds: readonly AnyKind[];
   /** Extra groups to leave out, by CRD name (`<plural>.<group>`). @default none: every group of every kind */
   readonly withoutExtraGroups?: readonly string[];
+  /** Where the API server reaches the conversion webhook, for kinds with several versions. */
+  readonly webhook?: WebhookClientConfig;
 }
 
 /** One CRD per kind and group, each kind's main group first. */
@@ -79,7 +104,7 @@ export class CustomResourceDefinitions extends Construct {
   constructor(scope: Construct, id: string, props: CustomResourceDefinitionsProps) {
     super(scope, id);
     for (const kind of allIdentities(props.kinds, props.withoutExtraGroups)) {
-      const { apiVersion, kind: objectKind, metadata, ...rest } = crdManifest(kind);
+      const { apiVersion, kind: objectKind, metadata, ...rest } = crdManifest(kind, props.webhook);
       // A main group's id stays the plural, as it always was.
       new ApiObject(this, isExtraIdentity(kind) ? metadata.name : kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata, ...rest });
     }

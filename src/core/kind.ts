@@ -1,9 +1,10 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { FieldError, Optional, Schema } from '../schema';
+import { FieldError, Schema } from '../schema';
 import type { OptionSpec } from './options';
 import type { OptIn } from './secret-copy';
 import type { KindMonitoring } from './monitoring';
+import { conversionErrors, convertObject, KindVersion, layoutOf, VersionLayout, versionOf } from './versions';
 
 /** The object metadata the constructs and the controller read. */
 export interface ObjectMeta {
@@ -66,7 +67,13 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
    * old manifests apply unchanged; an install may leave one out. @default none
    */
   readonly extraGroups?: readonly string[];
+  /** Its newest version, the hub: the one stored, read by the controller, and described by `spec` and `status`. */
   readonly version: string;
+  /**
+   * Older versions still served, each with its layout and its conversions to and from the hub
+   * (see src/core/versions.ts). The CRD then converts through the controller's webhook. @default none
+   */
+  readonly olderVersions?: readonly KindVersion[];
   readonly kind: string;
   readonly plural: string;
   readonly singular: string;
@@ -78,11 +85,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly spec: Schema<Spec, unknown>;
   readonly status: Schema<Status, unknown>;
   /** Fields beside `spec` at the top level of the object, for legacy layouts. */
-  readonly legacyTopLevel?: Record<string, Schema<unknown> | Optional<unknown>>;
+  readonly legacyTopLevel?: VersionLayout['legacyTopLevel'];
   /** CEL rules over the whole object (used with legacyTopLevel); `field` is the top-level field the error names. */
-  readonly objectRules?: readonly ObjectRule[];
+  readonly objectRules?: VersionLayout['objectRules'];
   /** Where the spec of a raw object is, before validation; defaults to `object.spec` at path `spec`. */
-  readonly specOf?: (object: Record<string, unknown>) => { readonly spec: unknown; readonly path: string };
+  readonly specOf?: VersionLayout['specOf'];
   readonly printerColumns: readonly PrinterColumn[];
   /** The child resources it creates and the access it needs to anything else. */
   readonly manages: readonly Permission[];
@@ -321,18 +328,40 @@ export function apiVersionOf(kind: AnyKind): string {
 
 export type ValidationResult<Spec> = { ok: true; spec: Spec } | { ok: false; errors: FieldError[] };
 
-/** The controller's validation: the same schema the CRD carries, plus its CEL rules in TypeScript. */
+/**
+ * The controller's validation: the same schema the CRD carries, plus its CEL rules in TypeScript.
+ * An object of an older version is checked in its own layout (so errors name the fields it
+ * has), then converted: the spec returned is always the hub's.
+ */
 export function validateResource<Spec>(
-  kind: Pick<KindDefinition<Spec>, 'spec' | 'objectRules' | 'specOf'>,
+  kind: VersionLayout & Pick<KindDefinition<Spec>, 'spec'> & Partial<Pick<KindDefinition<Spec>, 'kind' | 'version' | 'olderVersions'>>,
   object: Record<string, unknown>,
 ): ValidationResult<Spec> {
+  if (!kind.olderVersions?.length) return validateLayout<Spec>(kind, object);
+  const versioned = kind as AnyKind;
+  const version = versionOf(versioned, object);
+  try {
+    const own = validateLayout<Spec>(layoutOf(versioned, version), object);
+    if (!own.ok || version === versioned.version) return own;
+    return validateLayout<Spec>(kind, convertObject(versioned, object as unknown as KubeJson, versioned.version));
+  } catch (err) {
+    return { ok: false, errors: conversionErrors(err) };
+  }
+}
+
+/** Validation of an object in the version it is written in, without converting it. */
+export function validateAsWritten(kind: AnyKind, object: Record<string, unknown>): ValidationResult<unknown> {
+  return validateLayout(layoutOf(kind, versionOf(kind, object)), object);
+}
+
+function validateLayout<Spec>(layout: VersionLayout, object: Record<string, unknown>): ValidationResult<Spec> {
   const errors: FieldError[] = [];
-  for (const rule of kind.objectRules ?? []) {
+  for (const rule of layout.objectRules ?? []) {
     if (!rule.holds(object)) errors.push({ field: rule.field, message: rule.message });
   }
   if (errors.length) return { ok: false, errors };
-  const { spec, path } = kind.specOf ? kind.specOf(object) : { spec: object.spec, path: 'spec' };
+  const { spec, path } = layout.specOf ? layout.specOf(object) : { spec: object.spec, path: 'spec' };
   if (spec === undefined || spec === null) return { ok: false, errors: [{ field: path, message: 'is required' }] };
-  const result = kind.spec.validate(spec, path);
-  return result.errors.length ? { ok: false, errors: result.errors } : { ok: true, spec: result.value };
+  const result = layout.spec.validate(spec, path);
+  return result.errors.length ? { ok: false, errors: result.errors } : { ok: true, spec: result.value as Spec };
 }

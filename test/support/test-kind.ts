@@ -83,3 +83,44 @@ export function metricValue(metrics: Metrics, name: string, labels: Record<strin
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
+
+const taggedSpec = s.object(
+  { size: s.integer({ description: 'How many of something to render.', minimum: 1 }), tags: s.optional(s.array(s.string({ description: 'A tag.', minLength: 1, maxLength: 20 }), { description: 'Tags, in order.', maxItems: 5 })) },
+  { description: 'What to render (v2).' },
+);
+const singleTagSpec = s.object(
+  { size: s.integer({ description: 'How many of something to render.', minimum: 1 }), tag: s.optional(s.string({ description: 'One tag.', minLength: 1, maxLength: 20 })) },
+  { description: 'What to render (v1).' },
+);
+type TaggedSpec = Infer<typeof taggedSpec>;
+type SingleTagSpec = Infer<typeof singleTagSpec>;
+
+/**
+ * A test kind in two versions: v2 (the hub) holds a list of `tags`, v1 a single `tag`. v1 keeps
+ * the list it cannot hold through the engine's annotation: a round trip loses nothing.
+ */
+export function defineVersionedTestKind(kind: string, parts: Partial<KindDefinition<TaggedSpec>> & Pick<KindDefinition<TaggedSpec>, 'render'>): KindDefinition<TaggedSpec> {
+  return {
+    ...(defineTestKind(kind, { render: () => undefined }) as unknown as KindDefinition<TaggedSpec>),
+    version: 'v2',
+    spec: taggedSpec,
+    olderVersions: [
+      {
+        name: 'v1',
+        spec: singleTagSpec,
+        toHub: (object, kept) => {
+          const { tag, ...rest } = object.spec as SingleTagSpec;
+          const keptTags = (kept as { tags?: string[] } | undefined)?.tags;
+          // The list v1 could not hold comes back only while its first tag is still the one v1 shows.
+          const tags = keptTags && keptTags[0] === tag ? keptTags : tag === undefined ? undefined : [tag];
+          return { object: { ...object, spec: { ...rest, ...(tags ? { tags } : {}) } } };
+        },
+        fromHub: (hub) => {
+          const { tags, ...rest } = hub.spec as TaggedSpec;
+          return { object: { ...hub, spec: { ...rest, ...(tags?.length ? { tag: tags[0] } : {}) } }, kept: tags === undefined ? undefined : { tags } };
+        },
+      },
+    ],
+    ...parts,
+  };
+}

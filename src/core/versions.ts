@@ -1,0 +1,198 @@
+import { FieldError, Optional, Schema } from '../schema';
+import type { AnyKind, KubeJson, ObjectRule, PrinterColumn } from './kind';
+
+/**
+ * A kind's API in several versions. The kind's own `version`, `spec` and `status` are its hub:
+ * the newest version, the one the API server stores and the controller reads. Each older
+ * version declares its layout and two conversions, to and from the hub, written once; the
+ * engine derives the CRD's versions, the conversion webhook's answers, and the validation of
+ * files in any served version from them.
+ */
+
+/** How one version lays an object out: what its CRD schema holds and what the controller validates. */
+export interface VersionLayout {
+  readonly spec: Schema<unknown, unknown>;
+  /** Fields beside `spec` at the top level of the object, for legacy layouts. */
+  readonly legacyTopLevel?: Record<string, Schema<unknown> | Optional<unknown>>;
+  /** CEL rules over the whole object (used with legacyTopLevel); `field` is the top-level field the error names. */
+  readonly objectRules?: readonly ObjectRule[];
+  /** Where the spec of a raw object is, before validation; defaults to `object.spec` at path `spec`. */
+  readonly specOf?: (object: Record<string, unknown>) => { readonly spec: unknown; readonly path: string };
+}
+
+/**
+ * What a conversion returns: the object in the other version, and what of the object it came
+ * from the other version has no field for (e.g. which of two layouts it used), as JSON. The
+ * engine keeps that in an annotation of the converted object and hands it back to the
+ * conversion the other way, so a round trip returns exactly the object it started from.
+ */
+export interface Converted {
+  readonly object: KubeJson;
+  readonly kept?: unknown;
+}
+
+/** An older version of a kind's API, beside the hub. */
+export interface KindVersion extends VersionLayout {
+  /** e.g. `v1` */
+  readonly name: string;
+  /** Whether the API serves it. @default true */
+  readonly served?: boolean;
+  /** The warning kubectl prints for each request in this version; none: not deprecated. */
+  readonly deprecationWarning?: string;
+  /** The object's printer columns in this version. @default the hub's */
+  readonly printerColumns?: readonly PrinterColumn[];
+  /**
+   * This version's object (a copy: change it freely) in the hub's layout, given what `fromHub`
+   * kept when the object was converted from the hub (undefined if nothing). `apiVersion` and the
+   * engine's annotation are the engine's to set.
+   */
+  readonly toHub: (object: KubeJson, kept: unknown) => Converted;
+  /** The hub's object (a copy) in this version's layout, given what `toHub` kept. */
+  readonly fromHub: (hub: KubeJson, kept: unknown) => Converted;
+  /**
+   * Why a round trip through the hub cannot return the same object. A conversion is lossless
+   * until said otherwise; the round-trip test fails for a version that says this, so a lossy
+   * conversion cannot ship unnoticed.
+   */
+  readonly lossy?: string;
+}
+
+/**
+ * Where the engine keeps what a conversion kept: on the converted object, JSON by the name of
+ * the version that needs it to be restored exactly.
+ */
+export const CONVERSION_DATA_ANNOTATION = 'cdk8s-operators.io/conversion-data';
+
+/** A conversion that cannot be done, naming the field and what was expected. */
+export class ConversionError extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${field}: ${problem}`);
+    this.name = 'ConversionError';
+  }
+}
+
+type Versioned = Pick<AnyKind, 'version' | 'olderVersions'>;
+
+/** The kind's version names, the hub first. */
+export function versionNames(kind: Versioned): string[] {
+  return [kind.version, ...(kind.olderVersions ?? []).map((v) => v.name)];
+}
+
+/** The versions the API serves, the hub first. */
+export function servedVersionNames(kind: Versioned): string[] {
+  return [kind.version, ...(kind.olderVersions ?? []).filter((v) => v.served !== false).map((v) => v.name)];
+}
+
+/** Whether the kind has more than one version, and so a CRD converting by webhook. */
+export function hasVersions(kind: Versioned): boolean {
+  return (kind.olderVersions ?? []).length > 0;
+}
+
+/** `group/version` split; the core group's `v1` has no group. */
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** The layout of one version (the hub's is the kind's own). */
+export function layoutOf(kind: Versioned & VersionLayout & Pick<AnyKind, 'kind'>, version: string): VersionLayout {
+  if (version === kind.version) return kind;
+  const older = olderVersion(kind, version);
+  if (!older) throw new ConversionError('apiVersion', `unknown version "${version}" of ${kind.kind}; expected ${versionNames(kind).join(' or ')}`);
+  return older;
+}
+
+function olderVersion(kind: Versioned, name: string): KindVersion | undefined {
+  return kind.olderVersions?.find((v) => v.name === name);
+}
+
+/** The version an object is written in: its apiVersion's, or the hub's for an object without one. */
+export function versionOf(kind: Versioned, object: Record<string, unknown>): string {
+  return typeof object.apiVersion === 'string' ? splitApiVersion(object.apiVersion).version : kind.version;
+}
+
+/**
+ * The object in `version`, converted through the hub, in the object's own group. Metadata is
+ * kept as it is but for the engine's annotation. Throws a ConversionError naming the field for
+ * an unknown version or a conversion that throws.
+ */
+export function convertObject(kind: AnyKind, object: KubeJson, version: string): KubeJson {
+  const from = versionOf(kind, object);
+  layoutOf(kind, from);
+  layoutOf(kind, version);
+  const group = splitApiVersion(object.apiVersion ?? '').group || kind.group;
+  if (from === version) return object;
+  const hub = from === kind.version ? object : step(kind, object, from, kind.version, group);
+  return version === kind.version ? hub : step(kind, hub, kind.version, version, group);
+}
+
+/** One conversion, between the hub and an older version, with what it keeps for the way back. */
+function step(kind: AnyKind, object: KubeJson, from: string, to: string, group: string): KubeJson {
+  const older = olderVersion(kind, from === kind.version ? to : from)!;
+  const there = (o: KubeJson, kept: unknown) => (to === kind.version ? older.toHub(o, kept) : older.fromHub(o, kept));
+  const back = (o: KubeJson) => (to === kind.version ? older.fromHub(o, undefined) : older.toHub(o, undefined));
+  const annotations = readKept(object);
+  const { [to]: keptForUs, ...keptForOthers } = annotations;
+  const source = withKeptData(object, keptForOthers);
+  const converted = call(kind, from, () => there(structuredClone(source), keptForUs));
+  const result = withApiVersion(withKeptData(converted.object, keptForOthers), `${group}/${to}`);
+  if (converted.kept === undefined) return result;
+  // Nothing to keep when the way back already gives the object as it was.
+  const plain = call(kind, to, () => back(structuredClone(result)));
+  if (sameJson(withApiVersion(withKeptData(plain.object, keptForOthers), object.apiVersion), source)) return result;
+  return withKeptData(result, { ...keptForOthers, [from]: converted.kept });
+}
+
+function call(kind: AnyKind, version: string, convert: () => Converted): Converted {
+  try {
+    return JSON.parse(JSON.stringify(convert())) as Converted;
+  } catch (err) {
+    if (err instanceof ConversionError) throw err;
+    throw new ConversionError('apiVersion', `${kind.kind}'s conversion from version ${version} failed: ${(err as Error).message}`);
+  }
+}
+
+function withApiVersion(object: KubeJson, apiVersion: string): KubeJson {
+  const { apiVersion: _old, kind, ...rest } = object;
+  return { apiVersion, kind, ...rest } as KubeJson;
+}
+
+function readKept(object: KubeJson): Record<string, unknown> {
+  const text = object.metadata?.annotations?.[CONVERSION_DATA_ANNOTATION];
+  if (text === undefined) return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {}; // Edited by hand into something else: convert as if nothing were kept.
+  }
+}
+
+/** The object with the engine's annotation holding `kept` (none when empty). */
+function withKeptData(object: KubeJson, kept: Record<string, unknown>): KubeJson {
+  const { [CONVERSION_DATA_ANNOTATION]: _old, ...others } = object.metadata?.annotations ?? {};
+  const annotations = Object.keys(kept).length ? { ...others, [CONVERSION_DATA_ANNOTATION]: JSON.stringify(kept) } : others;
+  const { annotations: _previous, ...metadata } = object.metadata ?? {};
+  return { ...object, metadata: (Object.keys(annotations).length ? { ...metadata, annotations } : metadata) as KubeJson['metadata'] };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON with object keys sorted, so that two objects compare by content. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** Field errors of a failed conversion, in the words validation uses. */
+export function conversionErrors(err: unknown): FieldError[] {
+  if (err instanceof ConversionError) return [{ field: err.field, message: err.problem }];
+  throw err;
+}
+
