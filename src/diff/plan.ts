@@ -29,7 +29,7 @@ export interface ResourcePlan {
   readonly notes: readonly string[];
 }
 
-type Live = CustomResource & KubeObject & { metadata: { uid?: string } };
+type Live = CustomResource;
 
 /** `ConfigMap team-a/usd`. */
 function childName(o: Pick<Manifest, 'kind' | 'metadata'>): string {

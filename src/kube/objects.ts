@@ -1,12 +1,8 @@
+import type { KubeJson } from '../core/kube-json';
 import { KubeRest } from './rest';
 
-/** Any Kubernetes object, as JSON. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** Any Kubernetes object, as JSON (the one shape, under the name the client's callers know). */
+export type KubeObject = KubeJson;
 
 /** `namespace/name`, or `name` for a cluster-scoped object: how caches and the work queue name objects. */
 export function objectKey(o: { metadata: { name: string; namespace?: string } }): string {

@@ -32,7 +32,7 @@ export interface ControllerSettings {
   readonly withoutExtraGroups?: readonly string[];
 }
 
-type Owner = CustomResource & KubeObject;
+type Owner = CustomResource;
 
 /**
  * The generic engine: for each kind in each of its groups (see servedIdentities), once that

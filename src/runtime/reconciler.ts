@@ -19,7 +19,7 @@ import { WriteBudget } from './write-budget';
 import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 
-type Owner = CustomResource & KubeObject;
+type Owner = CustomResource;
 
 /** Everything one kind's reconcile needs; the runtime builds one per kind. */
 export interface ReconcileContext {
