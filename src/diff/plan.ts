@@ -3,6 +3,7 @@ import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
 import { Instance, instanceName } from '../gitops/instances';
+import { collectionPath } from '../kube/discovery';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { KubeError } from '../kube/rest';
 import { changedFields, differences, FieldChange } from './fields';
@@ -94,17 +95,12 @@ async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live
   const found: KubeObject[] = [];
   for (const permission of kind.manages) {
     if (!permission.verbs.includes('list')) continue;
-    const groupVersion = permission.apiGroup
-      ? (await objects.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${permission.apiGroup}`)).preferredVersion.groupVersion
-      : 'v1';
-    const base = permission.apiGroup ? `/apis/${groupVersion}` : '/api/v1';
-    const { resources } = await objects.rest.request<{ resources: { name: string; kind: string }[] }>('GET', base);
     for (const name of permission.resources) {
-      const resource = resources.find((r) => r.name === name);
-      if (!resource) continue;
+      const collection = await objects.discovery.resolve(permission.apiGroup, name);
+      if (!collection) continue;
       try {
-        const list = await objects.rest.request<{ items: KubeObject[] }>('GET', `${base}/${name}`, { query: { labelSelector: selector } });
-        found.push(...list.items.map((item) => ({ ...item, apiVersion: groupVersion, kind: resource.kind })));
+        const list = await objects.rest.request<{ items: KubeObject[] }>('GET', collectionPath(collection), { query: { labelSelector: selector } });
+        found.push(...list.items.map((item) => ({ ...item, apiVersion: collection.groupVersion, kind: collection.kind })));
       } catch (err) {
         if (!(err instanceof KubeError) || err.code !== 403) throw err;
         notes.push(`cannot list ${name} across namespaces (forbidden), so ${name} the controller would prune are not shown`);

@@ -4,7 +4,6 @@ import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_L
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
-import { Discovery } from '../kube/discovery';
 import { EventRecorder } from './events';
 import { Informer, WATCH_RESTARTS } from './informer';
 import { KindWatches, WatchRestarts } from './watches';
@@ -44,7 +43,6 @@ export class Controller {
   private readonly contexts = new Map<string, ReconcileContext>();
   private readonly informers: Array<Pick<Informer, 'hasSynced' | 'start' | 'stop'>> = [];
   private readonly objects: ObjectClient;
-  private readonly discovery: Discovery;
   private stopping = false;
   private readonly running: Promise<void>[] = [];
   private readonly metrics: EngineMetrics;
@@ -58,7 +56,6 @@ export class Controller {
     registry: Metrics,
   ) {
     this.objects = new ObjectClient(rest, PRODUCT);
-    this.discovery = new Discovery(rest);
     this.metrics = new EngineMetrics(registry, settings.kinds, settings.workers);
     // A key is `plural.group|namespace/name`, in whichever group of its kind: its controller is its kind's.
     const identitiesOf = (kind: AnyKind) => servedIdentities(kind, settings.withoutExtraGroups);
@@ -199,13 +196,13 @@ export class Controller {
     for (const permission of kind.manages) {
       if (!isChild(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
-        const collection = await this.discovery.resolve(permission.apiGroup, name);
+        const collection = await this.objects.discovery.resolve(permission.apiGroup, name);
         if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
       }
     }
     for (const watch of kind.controller?.watches ?? []) {
       if (!optedIn(watch.optIn, this.settings.kindOptions)) continue;
-      const collection = await this.discovery.resolve(watch.apiGroup, watch.resource);
+      const collection = await this.objects.discovery.resolve(watch.apiGroup, watch.resource);
       if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
       if (watch.queries) watches.addQueried(collection, watch.metadataOnly);
       else watches.addWhole(collection, watch.metadataOnly);
