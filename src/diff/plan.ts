@@ -1,4 +1,5 @@
 import { AnyKind, CustomResource, validateResource } from '../core/kind';
+import { isChildCollection } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
@@ -85,7 +86,7 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
 }
 
 /**
- * The live children the controller manages for `owner`: the collections the kind manages,
+ * The live children the controller manages for `owner`: the kind's child collections,
  * listed across namespaces by the labels every child carries (as the controller's prune does).
  */
 async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live, notes: string[]): Promise<KubeObject[]> {
@@ -94,7 +95,7 @@ async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live
     .join(',');
   const found: KubeObject[] = [];
   for (const permission of kind.manages) {
-    if (!permission.verbs.includes('list')) continue;
+    if (!isChildCollection(permission)) continue;
     for (const name of permission.resources) {
       const collection = await objects.discovery.resolve(permission.apiGroup, name);
       if (!collection) continue;

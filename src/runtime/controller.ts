@@ -1,5 +1,6 @@
+import { isChildCollection } from '../core/child-policy';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { AnyKind, CustomResource, Permission, Verb } from '../core/kind';
+import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
@@ -191,10 +192,8 @@ export class Controller {
   /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
-    // Children are what the kind creates; what it only reads is a related watch.
-    const isChild = (p: Permission) => ['create', 'list', 'watch'].every((verb) => p.verbs.includes(verb as Verb));
     for (const permission of kind.manages) {
-      if (!isChild(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
+      if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
         const collection = await this.objects.discovery.resolve(permission.apiGroup, name);
         if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
