@@ -219,9 +219,11 @@ async function migrateCrd(
     let migrated = false;
     if (api) {
       path = 'storage-version-migration';
-      migrated = await migrateByCluster(rest, api, crd, storageVersion, options);
+      const byCluster = await migrateByCluster(rest, api, crd, storageVersion, options);
+      migrated = byCluster === 'succeeded';
       if (!migrated) {
-        options.log.warn('StorageVersionMigration made no progress: is kube-controller-manager\u2019s storage-version-migrator-controller running? Migrating with the controller\u2019s own', { crd: name });
+        const why = byCluster === 'forbidden' ? 'the controller may not create StorageVersionMigrations (RBAC)' : 'the StorageVersionMigration made no progress: is kube-controller-manager\u2019s storage-version-migrator-controller running?';
+        options.log.warn(`${why}; migrating with the controller\u2019s own`, { crd: name });
         path = 'controller';
       }
     }
@@ -365,16 +367,18 @@ interface Svm {
 /**
  * One StorageVersionMigration for the resource, named after the CRD, its storage version and
  * generation, so a run after a crash finds the one it created rather than a second, while a
- * CRD changed since (a later storage version) gets a new one. True once it Succeeded; false if
- * nothing acted on it in time (no migrator controller runs); throws if it Failed.
+ * CRD changed since (a later storage version) gets a new one. `succeeded` once it Succeeded;
+ * `stalled` if nothing acted on it in time (no migrator controller runs); `forbidden` where the
+ * controller may not create one; throws if it Failed.
  */
-async function migrateByCluster(rest: KubeRest, api: StorageMigrationApi, crd: Crd, version: string, options: StorageMigrationOptions): Promise<boolean> {
+async function migrateByCluster(rest: KubeRest, api: StorageMigrationApi, crd: Crd, version: string, options: StorageMigrationOptions): Promise<'succeeded' | 'stalled' | 'forbidden'> {
   const name = svmName(crd, version);
   const base = `/apis/${api.groupVersion}/storageversionmigrations`;
   const resource = { group: crd.spec.group, resource: crd.spec.names.plural, ...(api.groupVersion.endsWith('/v1alpha1') ? { version } : {}) };
   try {
     await rest.request('POST', base, { body: { apiVersion: api.groupVersion, kind: 'StorageVersionMigration', metadata: { name }, spec: { resource } } });
   } catch (err) {
+    if (err instanceof KubeError && err.code === 403) return 'forbidden';
     if (!(err instanceof KubeError && err.code === 409)) throw err; // AlreadyExists: ours, from a run cut short
   }
   const started = Date.now();
@@ -383,11 +387,11 @@ async function migrateByCluster(rest: KubeRest, api: StorageMigrationApi, crd: C
     const svm = await rest.request<Svm>('GET', `${base}/${name}`);
     const conditions = svm.status?.conditions ?? [];
     const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
-    if (isTrue('Succeeded')) return true;
+    if (isTrue('Succeeded')) return 'succeeded';
     const failed = isTrue('Failed');
     if (failed) throw new Error(`StorageVersionMigration ${name} failed: ${failed.message ?? failed.reason ?? 'no message'}`);
     const waited = Date.now() - started;
-    if (!conditions.length && waited > (options.clusterStartTimeoutMs ?? 60_000)) return false;
+    if (!conditions.length && waited > (options.clusterStartTimeoutMs ?? 60_000)) return 'stalled';
     if (waited > (options.clusterTimeoutMs ?? 30 * 60_000)) throw new Error(`StorageVersionMigration ${name} did not succeed within ${Math.round(waited / 1000)} s`);
     if (options.signal?.aborted) throw new Error('stopped before the end');
     await new Promise((resolve) => setTimeout(resolve, poll));
