@@ -3,7 +3,8 @@ import { Construct } from 'constructs';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
-import { Companion, OperatorBundle } from './bundle/operator';
+import { webhookServiceConfig } from './bundle/deployment';
+import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
@@ -121,7 +122,10 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
 
 /** The CRDs' wave: dist/0-crds.k8s.yaml, and (with every group) the Helm chart's template of it. */
 export function crdsChart(app: App, withoutExtraGroups: readonly string[]): Chart {
-  return waveChart(app, '0-crds', SYNC_WAVE.crds, (c) => new CustomResourceDefinitions(c, 'crds', { kinds: KINDS, withoutExtraGroups }));
+  return waveChart(app, '0-crds', SYNC_WAVE.crds, (c) =>
+    // A kind with several versions converts through the controllers' webhook Service; a kind of one version ignores it.
+    new CustomResourceDefinitions(c, 'crds', { kinds: KINDS, withoutExtraGroups, webhook: webhookServiceConfig(DEFAULT_NAMESPACE) }),
+  );
 }
 
 /**

@@ -5,6 +5,8 @@ import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
+import type { WebhookClientConfig } from './crd';
+import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE } from '../runtime/conversion/names';
 
 export interface ControllerDeploymentProps {
   /** Namespace of the controller. */
@@ -23,6 +25,13 @@ export interface ControllerDeploymentProps {
   readonly secretCopy?: boolean;
   /** Run with --without-extra-groups (CRD names of extra groups the install leaves out). @default none */
   readonly withoutExtraGroups?: readonly string[];
+  /** Serve the conversion webhook (some kind has several versions): its container port, Service and ingress. @default false */
+  readonly conversionWebhook?: boolean;
+}
+
+/** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
+export function webhookServiceConfig(namespace: string): WebhookClientConfig {
+  return { service: { namespace, name: WEBHOOK_SERVICE, path: WEBHOOK_PATH, port: 443 } };
 }
 
 /** The port of /metrics, /healthz and /readyz. */
@@ -40,6 +49,27 @@ export class ControllerDeployment extends Construct {
     const metadata = { name: 'controller', namespace, labels };
     const selector = { matchLabels: labels };
 
+    const webhook = props.conversionWebhook ?? false;
+    const base = imageContainer({
+      name: 'controller',
+      image: props.image,
+      args: [
+        'controller',
+        `--leader-election-namespace=${namespace}`,
+        `--leader-election-lease=${props.leaseName}`,
+        `--http-port=${HTTP_PORT}`,
+        ...(webhook ? [`--webhook-port=${WEBHOOK_PORT}`] : []),
+        ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
+        ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
+      ],
+      env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+      port: HTTP_PORT,
+      // It writes nothing to disk but its log; the limit only guards against a runaway log.
+      requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '64Mi' },
+      limits: { cpu: '1', memory: '512Mi', 'ephemeral-storage': '1Gi' },
+    });
+    const container: k8s.Container = webhook ? { ...base, ports: [...(base.ports ?? []), { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' }] } : base;
+
     new k8s.KubeDeployment(this, 'deployment', {
       metadata,
       spec: {
@@ -54,25 +84,7 @@ export class ControllerDeployment extends Construct {
             securityContext: restrictedPodSecurityContext(IMAGE_UID),
             // Keep the leader and its stand-by on different nodes where there are several.
             affinity: spreadOverNodes(selector),
-            containers: [
-              imageContainer({
-                name: 'controller',
-                image: props.image,
-                args: [
-                  'controller',
-                  `--leader-election-namespace=${namespace}`,
-                  `--leader-election-lease=${props.leaseName}`,
-                  `--http-port=${HTTP_PORT}`,
-                  ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
-                  ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
-                ],
-                env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-                port: HTTP_PORT,
-                // It writes nothing to disk but its log; the limit only guards against a runaway log.
-                requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '64Mi' },
-                limits: { cpu: '1', memory: '512Mi', 'ephemeral-storage': '1Gi' },
-              }),
-            ],
+            containers: [container],
           },
         },
       },
@@ -82,6 +94,14 @@ export class ControllerDeployment extends Construct {
       metadata: { ...metadata, name: 'controller-metrics' },
       spec: { selector: labels, ports: [{ name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }] },
     });
+
+    if (webhook) {
+      // Every replica serves conversion, leader or not: the Service selects them all.
+      new k8s.KubeService(this, 'webhook', {
+        metadata: { ...metadata, name: WEBHOOK_SERVICE },
+        spec: { selector: labels, ports: [{ name: 'webhook', port: 443, targetPort: k8s.IntOrString.fromString('webhook'), protocol: 'TCP' }] },
+      });
+    }
 
     new k8s.KubePodDisruptionBudget(this, 'disruption-budget', {
       metadata,
@@ -93,7 +113,8 @@ export class ControllerDeployment extends Construct {
       spec: {
         podSelector: selector,
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcpPort(HTTP_PORT)] }],
+        // Metrics scrapes and probes; the API server's ConversionReviews (it comes from the node or control plane network, not a pod).
+        ingress: [{ ports: [tcpPort(HTTP_PORT), ...(webhook ? [tcpPort(WEBHOOK_PORT)] : [])] }],
         egress: [
           // DNS; the API server (443 through the kubernetes Service, 6443 to the endpoints); HTTP(S) to the rate provider.
           dnsEgress(),

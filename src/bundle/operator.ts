@@ -3,8 +3,10 @@ import { Construct } from 'constructs';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { PRODUCT } from '../core/names';
-import { COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules } from './rbac';
+import { caInjectionRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
+import { versionedCrdNames } from '../runtime/conversion/crds';
+import { WEBHOOK_TLS_SECRET } from '../runtime/conversion/names';
 import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
@@ -94,8 +96,20 @@ export class OperatorBundle extends Construct {
       subjects,
     });
 
-    const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
+    // The conversion webhook converts for every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
+    const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
+    if (versioned.length) {
+      bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
+      const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: webhookSecretRules(WEBHOOK_TLS_SECRET) });
+      new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
+        metadata: { name: secretRole.name, namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretRole.name },
+        subjects,
+      });
+    }
+
+    const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
     clusterRole('view', userRules(userKinds, 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
     clusterRole('edit', userRules(userKinds, 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
     // Each extra group of a kind has roles of its own, so that leaving it out removes whole objects (and the main group's stay as they were).
@@ -115,6 +129,7 @@ export class OperatorBundle extends Construct {
       leaseName: LEADER_LEASE,
       secretCopy,
       withoutExtraGroups: props.withoutExtraGroups,
+      conversionWebhook: versioned.length > 0,
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

@@ -83,3 +83,17 @@ function mergePermissions(permissions: readonly Permission[]): PolicyRule[] {
   }
   return [...merged.values()];
 }
+
+/** The conversion webhook's CA injection: get and patch on exactly the CRDs it converts for, by name. */
+export function caInjectionRules(crdNames: readonly string[]): PolicyRule[] {
+  return [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'patch'], resourceNames: [...crdNames] }];
+}
+
+/** The conversion webhook's certificates: one Secret in the operator's namespace (a Role there). */
+export function webhookSecretRules(secretName: string): PolicyRule[] {
+  return [
+    // create cannot be limited by name: the name is not known before the object exists.
+    { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [secretName] },
+  ];
+}

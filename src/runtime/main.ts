@@ -9,8 +9,11 @@ import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './c
 import { Controller } from './controller';
 import { HealthServer } from './http';
 import { LeaderElector } from './leader';
-import { createLogger, LOG_LEVEL_OPTION, LogLevel } from './log';
+import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
+import { hasVersions } from '../core/versions';
+import { ConversionWebhook } from './conversion/webhook';
+import { WEBHOOK_PORT } from './conversion/names';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
@@ -21,9 +24,13 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
   { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
   { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
-  { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'Namespace of the leader Lease.' },
+  { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
   { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
   { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
+  { name: 'conversion-webhook', type: 'boolean', default: 'true', description: 'Serve the conversion webhook of the kinds with several versions (and inject its CA into their CRDs); false when another process serves it.' },
+  { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
+  { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
+  { name: 'webhook-url', type: 'string', description: 'Local mode: the URL the API server posts ConversionReviews to (e.g. https://127.0.0.1:9443/convert), set in the CRDs instead of the Service.' },
   LOG_LEVEL_OPTION,
   { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
 ];
@@ -65,10 +72,14 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     withoutExtraGroups,
   }, log, metrics);
 
+  // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
+  const webhook = conversionWebhook(rest, options, allKinds, withoutExtraGroups, log);
   let elector: LeaderElector | undefined;
-  const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready: () => (elector && !elector.isLeader() ? true : controller.synced) });
+  // Every replica, leader or not, serves conversion: the API server may send a review to any.
+  const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
+  const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
   const port = await http.start();
-  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'] });
+  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -78,33 +89,55 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       log.info('stopping', { why });
       await controller.stop();
       await elector?.stop();
+      // Last: the informers read through conversion until they stop.
+      await webhook?.stop();
       await http.stop();
       resolve(code);
     };
     process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
     process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
-    if (options['leader-election']) {
-      // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
-      const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
-      const lease = { name: options['leader-election-lease'] as string };
-      leading.set(lease, 0);
-      elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
-      elector.run({
-        onStartedLeading: () => {
-          leading.set(lease, 1);
-          log.info('leading');
-          controller.start();
-        },
-        // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
-        onStoppedLeading: () => {
-          leading.set(lease, 0);
-          void shutdown(stopping ? 0 : 1, 'lost leadership');
-        },
-      });
-    } else {
-      controller.start();
-    }
+    // The informers list the hub version, which the API server converts with the webhook: it serves first.
+    const startAfterWebhook = async () => {
+      if (webhook && !(await webhook.start())) return;
+      if (options['leader-election']) {
+        // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
+        const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
+        const lease = { name: options['leader-election-lease'] as string };
+        leading.set(lease, 0);
+        elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
+        elector.run({
+          onStartedLeading: () => {
+            leading.set(lease, 1);
+            log.info('leading');
+            controller.start();
+          },
+          // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
+          onStoppedLeading: () => {
+            leading.set(lease, 0);
+            void shutdown(stopping ? 0 : 1, 'lost leadership');
+          },
+        });
+      } else {
+        controller.start();
+      }
+    };
+    void startAfterWebhook();
   });
+}
+
+/** The conversion webhook, when a served kind has several versions and this process is to serve it. */
+function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
+  if (!options['conversion-webhook'] || !kinds.some(hasVersions)) return undefined;
+  const url = options['webhook-url'] as string | undefined;
+  if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);
+  return new ConversionWebhook(rest, {
+    kinds,
+    withoutExtraGroups,
+    namespace: options['leader-election-namespace'] as string,
+    port: options['webhook-port'] as number,
+    host: options['webhook-host'] as string,
+    url,
+  }, log.child({ component: 'conversion-webhook' }));
 }
 
 function selectKinds(kinds: readonly AnyKind[], options: OptionValues): AnyKind[] {
