@@ -1,10 +1,12 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { crdManifest } from '../../src/bundle/crd';
-import { OperatorBundle } from '../../src/bundle/operator';
+import { DEFAULT_NAMESPACE, OperatorBundle } from '../../src/bundle/operator';
+import { webhookServiceConfig } from '../../src/bundle/deployment';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { OpenApiSchema } from '../../src/schema';
 import { KINDS } from '../../src/kinds';
 import { crdName, extraGroupNames, isExtraIdentity, servedIdentities } from '../../src/core/groups';
+import { hasVersions } from '../../src/core/versions';
 import { CustomResourceDefinitions } from '../../src/bundle/crd';
 
 function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -22,9 +24,13 @@ describe('the operator bundle', () => {
     }
   });
 
-  it('reads CRDs and never writes them', () => {
-    const verbs = controllerRules(bundle()).filter((r) => r.resources.includes('customresourcedefinitions')).flatMap((r) => r.verbs);
-    expect(verbs.sort()).toEqual(['get', 'list', 'watch']);
+  it('reads CRDs, and writes only its versioned CRDs by name: the webhook\u2019s caBundle and the pruned storedVersions', () => {
+    const rules = controllerRules(bundle()).filter((r) => r.resources.some((resource) => resource.startsWith('customresourcedefinitions')));
+    const versioned = KINDS.filter(hasVersions).flatMap((k) => servedIdentities(k).map(crdName)).sort();
+    for (const rule of rules) {
+      if (rule.verbs.some((verb) => verb !== 'get' && verb !== 'list' && verb !== 'watch')) expect([...(rule.resourceNames ?? [])].sort()).toEqual(versioned);
+    }
+    expect(rules.filter((r) => r.resources.includes('customresourcedefinitions/status')).flatMap((r) => r.verbs)).toEqual(['patch']);
   });
 
   it('lists and watches Secrets cluster-wide only when Secret copying is enabled', () => {
@@ -56,10 +62,12 @@ describe('the operator bundle', () => {
     }
   });
 
-  it.each(KINDS.map((k) => [k.kind, k] as const))('lets the controller write only the status of %s, never its spec', (_name, kind) => {
+  // A kind with versions is also updated as it is, once, to move it to the new storage version (docs/operating.md#stored-versions).
+  it.each(KINDS.map((k) => [k.kind, k] as const))('lets the controller write only the status of %s, never its spec but to migrate its storage', (_name, kind) => {
     const rules = controllerRules(bundle()).filter((r) => r.apiGroups.includes(kind.group));
-    const verbsOn = (resource: string) => rules.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs).sort();
-    expect(verbsOn(kind.plural)).toEqual(kind.finalizer ? ['get', 'list', 'patch', 'watch'] : ['get', 'list', 'watch']);
+    const verbsOn = (resource: string) => [...new Set(rules.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs))].sort();
+    const own = kind.finalizer ? ['get', 'list', 'patch', 'watch'] : ['get', 'list', 'watch'];
+    expect(verbsOn(kind.plural)).toEqual(hasVersions(kind) ? [...own, 'update'].sort() : own);
     expect(verbsOn(`${kind.plural}/status`)).toEqual(['get', 'patch', 'update']);
   });
 
@@ -93,7 +101,7 @@ describe('the operator bundle', () => {
 });
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))('the %s CRD', (_name, kind) => {
-  const crd = crdManifest(kind) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const crd = crdManifest(kind, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it('is named <plural>.<group>, in the all-operators category, with a status subresource and printer columns', () => {
     expect(crd.metadata.name).toBe(`${kind.plural}.${kind.group}`);
@@ -120,8 +128,8 @@ const EXTRA_KINDS = KINDS.filter((k) => k.extraGroups?.length);
 
 describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdentity)).map((k) => [crdName(k), k] as const))('the extra group %s', (name, extra) => {
   const main = KINDS.find((k) => k.kind === extra.kind)!;
-  const crd = crdManifest(extra) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const mainCrd = crdManifest(main) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const crd = crdManifest(extra, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const mainCrd = crdManifest(main, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it('is a CRD of its own with the main group\u2019s kind, plural, schema, printer columns and category, and no short names', () => {
     expect(crd.metadata.name).toBe(name);
@@ -136,7 +144,7 @@ describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdent
   it('is synthesized beside the main group\u2019s CRD, unless left out', () => {
     const names = (without: string[]) => {
       const chart = new Chart(Testing.app() as App, 'crds');
-      new CustomResourceDefinitions(chart, 'crds', { kinds: KINDS, withoutExtraGroups: without });
+      new CustomResourceDefinitions(chart, 'crds', { kinds: KINDS, withoutExtraGroups: without, webhook: webhookServiceConfig(DEFAULT_NAMESPACE) });
       return chart.toJson().map((o: { metadata: { name: string } }) => o.metadata.name);
     };
     expect(names([])).toEqual(expect.arrayContaining([crdName(main), name]));
@@ -173,7 +181,11 @@ describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdent
     const args = (objects: Record<string, any>[]) => objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[]; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(args(without)).toContain(`--without-extra-groups=${name}`);
     expect(args(all).some((a) => a.startsWith('--without-extra-groups'))).toBe(false);
-    const rest = (objects: Record<string, any>[]) => objects.filter((o) => !o.metadata.name.includes(name) && o.kind !== 'Deployment'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    // The rules naming every versioned CRD (the webhook's, the storage migration's) lose only the left-out group's.
+    const ofOthers = (rules: PolicyRule[]) =>
+      rules.filter((r) => !(r.apiGroups.length === 1 && r.apiGroups[0] === extra.group)).map((r) => (r.resourceNames ? { ...r, resourceNames: r.resourceNames.filter((n) => n !== name) } : r));
+    const unnamed = (o: Record<string, any>) => (o.rules ? { ...o, rules: ofOthers(o.rules) } : o); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const rest = (objects: Record<string, any>[]) => objects.filter((o) => !o.metadata.name.includes(name) && o.kind !== 'Deployment').map(unnamed); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(rest(without)).toEqual(rest(all));
   });
 });
