@@ -1,3 +1,4 @@
+import { asList } from '../../schema';
 import { CopyratorSpec } from './api';
 
 /** A namespace as the rule sees it. */
@@ -7,9 +8,10 @@ export interface NamespaceInfo {
   readonly phase?: string;
 }
 
-/** The namespaces the rule copies from: `namespaces`, or the rule's own. */
+/** The namespaces the rule copies from: every one `namespace` names (one or a list) and `namespaces`. */
 export function sourceNamespaces(spec: CopyratorSpec, ruleNamespace: string): string[] {
-  return [...new Set(spec.namespaces ?? [ruleNamespace])].sort();
+  const named = spec.namespace === undefined ? [ruleNamespace] : asList(spec.namespace);
+  return [...new Set([...named, ...(spec.namespaces ?? [])])].sort();
 }
 
 /**
