@@ -2,7 +2,8 @@ import { Yaml } from 'cdk8s';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { allIdentities, servedIdentities } from './core/groups';
-import { AnyKind, apiVersionOf } from './core/kind';
+import { AnyKind } from './core/kind';
+import { servedApiVersions } from './core/versions';
 import { previewChildren } from './core/render';
 // A problem with the input is a UserError (src/core/errors.ts): one line, a non-zero exit.
 import { UserError as InputError } from './core/errors';
@@ -43,12 +44,12 @@ const SECRET_REFUSED =
 
 /** `ExchangeRate (operators.brennerm.github.io/v1), ...`: what an unknown kind is told to be instead. */
 export function knownKinds(kinds: readonly AnyKind[]): string {
-  return kinds.map((k) => `${k.kind} (${servedIdentities(k).map(apiVersionOf).join(' or ')})`).join(', ');
+  return kinds.map((k) => `${k.kind} (${servedIdentities(k).flatMap(servedApiVersions).join(' or ')})`).join(', ');
 }
 
 /** The kind an object's apiVersion and kind name, in any group it is served under (see servedIdentities). */
 function identityOf(object: Record<string, unknown>, kinds: readonly AnyKind[]): AnyKind | undefined {
-  return allIdentities(kinds).find((k) => apiVersionOf(k) === object.apiVersion && k.kind === object.kind);
+  return allIdentities(kinds).find((k) => k.kind === object.kind && servedApiVersions(k).includes(String(object.apiVersion)));
 }
 
 /** The built-in kind an object claims to be, if it is one a team may declare. */

@@ -44,6 +44,9 @@ let plane: ControlPlaneState | undefined;
 let startedPlane = false;
 let provider: FakeRateProvider | undefined;
 let watcher: { close(): Promise<void> } | undefined;
+/** Where the controller serves conversion, on loopback; the dev CRDs point there. */
+let webhookPort = 0;
+let webhookUrl = '';
 const children: DevChild[] = [];
 
 /** Throws once a signal asked to stop, so that startup goes no further. */
@@ -65,7 +68,7 @@ async function synthAndApply(objects: ObjectClient, build: boolean): Promise<boo
   const dist = await buildAndSynth(root, work, build, say);
   if (!dist) return false;
   try {
-    const applied = await applyBundle(objects, dist, { skip: RUN_FROM_SOURCE });
+    const applied = await applyBundle(objects, dist, { skip: RUN_FROM_SOURCE, webhook: { url: webhookUrl } });
     say(`dev: applied ${applied.length} objects (CRDs, the operator without its Deployments, the examples)`);
     return true;
   } catch (err) {
@@ -105,6 +108,8 @@ async function start(): Promise<void> {
     rateUrl = provider.url;
   }
   check();
+  webhookPort = await freePort();
+  webhookUrl = `https://127.0.0.1:${webhookPort}/convert`;
   if (!(await synthAndApply(objects, false))) throw new Error('the first synth and apply failed (see above)');
   check();
 
@@ -113,7 +118,8 @@ async function start(): Promise<void> {
   const kubeconfig = `--kubeconfig=${plane.kubeconfig}`;
   const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(join(__dirname, 'orphan-guard.js'))}`.trim() };
   children.push(
-    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0'], { ...env, EXCHANGE_RATE_URL: rateUrl }, say, () => stopping),
+    // It serves conversion on loopback, where the CRDs point (no Service routes to this machine).
+    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0', `--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'], { ...env, EXCHANGE_RATE_URL: rateUrl }, say, () => stopping),
     // Only on this machine: the UI acts with the control plane's admin credentials.
     new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], env, say, () => stopping),
   );

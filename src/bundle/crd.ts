@@ -110,3 +110,13 @@ export class CustomResourceDefinitions extends Construct {
     }
   }
 }
+
+/**
+ * A CRD manifest whose conversion webhook is reached at `clientConfig` instead (for a local
+ * control plane, which no Service routes to: a URL on loopback); other manifests as they are.
+ */
+export function withWebhookClientConfig<T extends { kind?: unknown }>(manifest: T, clientConfig: { url: string; caBundle?: string }): T {
+  const spec = (manifest as { spec?: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } } }).spec;
+  if (manifest.kind !== 'CustomResourceDefinition' || spec?.conversion?.strategy !== 'Webhook') return manifest;
+  return { ...manifest, spec: { ...spec, conversion: { ...spec.conversion, webhook: { ...spec.conversion.webhook, clientConfig } } } };
+}

@@ -6,7 +6,7 @@ import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
-import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE } from '../runtime/conversion/names';
+import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE } from '../core/webhook';
 
 export interface ControllerDeploymentProps {
   /** Namespace of the controller. */

@@ -2,11 +2,12 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
+import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
-import { caInjectionRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
+import { caInjectionRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
-import { versionedCrdNames } from '../runtime/conversion/crds';
-import { WEBHOOK_TLS_SECRET } from '../runtime/conversion/names';
+import { versionedCrdNames } from '../core/webhook';
+import { WEBHOOK_TLS_SECRET } from '../core/webhook';
 import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
@@ -101,6 +102,8 @@ export class OperatorBundle extends Construct {
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
     if (versioned.length) {
       bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
+      const migrated = props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups)).filter(hasVersions);
+      if (migrated.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, migrated.map(crdName))));
       const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: webhookSecretRules(WEBHOOK_TLS_SECRET) });
       new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
         metadata: { name: secretRole.name, namespace, labels },

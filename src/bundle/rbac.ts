@@ -89,6 +89,19 @@ export function caInjectionRules(crdNames: readonly string[]): PolicyRule[] {
   return [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'patch'], resourceNames: [...crdNames] }];
 }
 
+/**
+ * Rewriting objects stored in an older version (src/runtime/conversion/migrate.ts): each object
+ * written back unchanged, then the CRD's storedVersions pruned, only on its own CRDs by name.
+ * The cluster's StorageVersionMigration API is not granted: it could rewrite any resource, and
+ * the controller's own write-back does the same for its kinds.
+ */
+export function storageMigrationRules(kinds: readonly AnyKind[], crdNames: readonly string[]): PolicyRule[] {
+  return [
+    ...kinds.map((kind) => ({ apiGroups: [kind.group], resources: [kind.plural], verbs: ['update'] })),
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['patch'], resourceNames: [...crdNames] },
+  ];
+}
+
 /** The conversion webhook's certificates: one Secret in the operator's namespace (a Role there). */
 export function webhookSecretRules(secretName: string): PolicyRule[] {
   return [

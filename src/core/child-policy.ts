@@ -1,3 +1,5 @@
+import type { Permission } from './kind';
+
 /**
  * Annotations a rendered child carries to tell the engine how to treat it, where the usual
  * "own it, apply it, prune it when no longer rendered" would be wrong. Any kind may use them.
@@ -32,4 +34,12 @@ export const adoptsExisting = (child: Annotated): boolean => annotation(child, A
 
 function annotation(child: Annotated, key: string): string | undefined {
   return (child.metadata.annotations as Record<string, string> | undefined)?.[key];
+}
+
+/**
+ * Whether a permission names collections of the kind's children: what it creates, and lists
+ * and watches to apply and prune. What it only reads is a related watch, not a child.
+ */
+export function isChildCollection(permission: Pick<Permission, 'verbs'>): boolean {
+  return permission.verbs.includes('create') && permission.verbs.includes('list') && permission.verbs.includes('watch');
 }

@@ -5,27 +5,9 @@ import type { OptionSpec } from './options';
 import type { OptIn } from './secret-copy';
 import type { KindMonitoring } from './monitoring';
 import { conversionErrors, convertObject, KindVersion, layoutOf, VersionLayout, versionOf } from './versions';
+import type { CustomResource, KubeJson } from './kube-json';
 
-/** The object metadata the constructs and the controller read. */
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  deletionTimestamp?: string | Date;
-}
-
-/** One custom resource as it comes from the API server or a YAML file. */
-export interface CustomResource<Spec = unknown, Status = unknown> {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec: Spec;
-  status?: Status;
-}
+export type { CustomResource, KubeJson, ObjectMeta } from './kube-json';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -167,14 +149,6 @@ export interface CacheReader {
   get(collection: Collection, key: string): KubeJson | undefined;
   /** The cached objects of a collection that match the query. */
   list(collection: Collection, query?: Query): KubeJson[];
-}
-
-/** An object as cached: apiVersion, kind, metadata and whatever else it has. */
-export interface KubeJson {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta & { resourceVersion?: string; [key: string]: unknown };
-  [key: string]: unknown;
 }
 
 /**

@@ -1,15 +1,11 @@
 import type { Chart } from 'cdk8s';
 import { formatFieldErrors } from '../schema';
 import { AnyKind, CustomResource, KindDefinition, validateResource } from './kind';
+import type { KubeJson } from './kube-json';
 import { childLabels } from './names';
 
 /** A Kubernetes object as plain JSON, ready to apply. */
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown };
-  [key: string]: unknown;
-}
+export type Manifest = KubeJson;
 
 /**
  * Renders one resource's children in a fresh in-memory app (a construct cannot be removed

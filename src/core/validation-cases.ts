@@ -5,6 +5,8 @@
  * CEL rules) and by the controller's own validation alike, both naming `field`.
  */
 export interface ValidationCases {
+  /** The version the objects are written in. @default the kind's hub; a kind with older versions exports a table for each as `olderValidationCases` */
+  readonly version?: string;
   readonly valid: readonly ValidationCase[];
   readonly invalid: readonly InvalidCase[];
 }

@@ -86,6 +86,11 @@ export function servedVersionNames(kind: Versioned): string[] {
   return [kind.version, ...(kind.olderVersions ?? []).filter((v) => v.served !== false).map((v) => v.name)];
 }
 
+/** Every `group/version` the kind (in one of its groups) is served as, the hub first. */
+export function servedApiVersions(kind: Versioned & Pick<AnyKind, 'group'>): string[] {
+  return servedVersionNames(kind).map((version) => `${kind.group}/${version}`);
+}
+
 /** Whether the kind has more than one version, and so a CRD converting by webhook. */
 export function hasVersions(kind: Versioned): boolean {
   return (kind.olderVersions ?? []).length > 0;

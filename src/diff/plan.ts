@@ -1,8 +1,10 @@
 import { AnyKind, CustomResource, validateResource } from '../core/kind';
+import { isChildCollection } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
 import { Instance, instanceName } from '../gitops/instances';
+import { collectionPath } from '../kube/discovery';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { KubeError } from '../kube/rest';
 import { changedFields, differences, FieldChange } from './fields';
@@ -29,7 +31,7 @@ export interface ResourcePlan {
   readonly notes: readonly string[];
 }
 
-type Live = CustomResource & KubeObject & { metadata: { uid?: string } };
+type Live = CustomResource;
 
 /** `ConfigMap team-a/usd`. */
 function childName(o: Pick<Manifest, 'kind' | 'metadata'>): string {
@@ -84,7 +86,7 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
 }
 
 /**
- * The live children the controller manages for `owner`: the collections the kind manages,
+ * The live children the controller manages for `owner`: the kind's child collections,
  * listed across namespaces by the labels every child carries (as the controller's prune does).
  */
 async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live, notes: string[]): Promise<KubeObject[]> {
@@ -93,18 +95,13 @@ async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live
     .join(',');
   const found: KubeObject[] = [];
   for (const permission of kind.manages) {
-    if (!permission.verbs.includes('list')) continue;
-    const groupVersion = permission.apiGroup
-      ? (await objects.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${permission.apiGroup}`)).preferredVersion.groupVersion
-      : 'v1';
-    const base = permission.apiGroup ? `/apis/${groupVersion}` : '/api/v1';
-    const { resources } = await objects.rest.request<{ resources: { name: string; kind: string }[] }>('GET', base);
+    if (!isChildCollection(permission)) continue;
     for (const name of permission.resources) {
-      const resource = resources.find((r) => r.name === name);
-      if (!resource) continue;
+      const collection = await objects.discovery.resolve(permission.apiGroup, name);
+      if (!collection) continue;
       try {
-        const list = await objects.rest.request<{ items: KubeObject[] }>('GET', `${base}/${name}`, { query: { labelSelector: selector } });
-        found.push(...list.items.map((item) => ({ ...item, apiVersion: groupVersion, kind: resource.kind })));
+        const list = await objects.rest.request<{ items: KubeObject[] }>('GET', collectionPath(collection), { query: { labelSelector: selector } });
+        found.push(...list.items.map((item) => ({ ...item, apiVersion: collection.groupVersion, kind: collection.kind })));
       } catch (err) {
         if (!(err instanceof KubeError) || err.code !== 403) throw err;
         notes.push(`cannot list ${name} across namespaces (forbidden), so ${name} the controller would prune are not shown`);

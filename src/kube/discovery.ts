@@ -1,3 +1,4 @@
+import type { KubeJson } from '../core/kube-json';
 import { KubeRest } from './rest';
 
 /** Where a collection lives in the API, as discovery tells. */
@@ -11,32 +12,84 @@ export interface ResolvedCollection {
   readonly namespaced: boolean;
 }
 
-/** Resolves `apiGroup` + plural resource names through discovery, asking once per group. */
+interface ApiResource {
+  readonly name: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+interface GroupVersionResources {
+  /** Every resource, subresources (`pods/log`) included, as the API server lists them. */
+  readonly all: readonly ApiResource[];
+  /** The top-level resources by kind. */
+  readonly byKind: ReadonlyMap<string, ApiResource>;
+}
+
+/** `/api/v1` for the core group's `v1`, `/apis/<group>/<version>` for any other. */
+const basePath = (groupVersion: string) => (groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`);
+
+/**
+ * The API server's discovery, asked once per group and group version and shared by every
+ * question: which collection serves an apiGroup's plural resource (the controller's watches),
+ * and which serves an apiVersion and kind (the path of an object to read or write).
+ * A failed request is asked again next time (say, a CRD not yet installed).
+ */
 export class Discovery {
-  private readonly groups = new Map<string, Promise<{ groupVersion: string; resources: { name: string; kind: string; namespaced: boolean }[] }>>();
+  private readonly preferredVersions = new Map<string, Promise<string>>();
+  private readonly groupVersions = new Map<string, Promise<GroupVersionResources>>();
 
   constructor(private readonly rest: KubeRest) {}
 
   /** The collection, or undefined when the API server does not serve it. */
   async resolve(apiGroup: string, resource: string): Promise<ResolvedCollection | undefined> {
-    let group = this.groups.get(apiGroup);
-    if (!group) {
-      group = this.discover(apiGroup);
-      this.groups.set(apiGroup, group);
-      group.catch(() => this.groups.delete(apiGroup));
-    }
-    const { groupVersion, resources } = await group;
-    const found = resources.find((r) => r.name === resource);
+    const groupVersion = await this.preferredVersion(apiGroup);
+    const found = (await this.resources(groupVersion)).all.find((r) => r.name === resource);
     if (!found) return undefined;
-    return { groupVersion, base: apiGroup ? `/apis/${groupVersion}` : '/api/v1', resource, kind: found.kind, namespaced: found.namespaced };
+    return { groupVersion, base: basePath(groupVersion), resource, kind: found.kind, namespaced: found.namespaced };
   }
 
-  private async discover(apiGroup: string) {
-    const groupVersion = apiGroup ? (await this.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${apiGroup}`)).preferredVersion.groupVersion : 'v1';
-    const base = apiGroup ? `/apis/${groupVersion}` : '/api/v1';
-    const { resources } = await this.rest.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', base);
-    return { groupVersion, resources };
+  /** The top-level resource that serves a kind; throws when the API server serves none. */
+  async resource(apiVersion: string, kind: string): Promise<ApiResource> {
+    const resource = (await this.resources(apiVersion)).byKind.get(kind);
+    if (!resource) {
+      // Its CRD may be installed by the next time it is asked for.
+      this.groupVersions.delete(apiVersion);
+      throw new Error(`the API server does not serve kind ${kind} in ${apiVersion}`);
+    }
+    return resource;
   }
+
+  /** `/api/v1/namespaces/ns/configmaps[/name]`, `/apis/group/version/plural[/name]`. */
+  async objectPath(object: Pick<KubeJson, 'apiVersion' | 'kind'> & { metadata: { name?: string; namespace?: string } }, withName = true): Promise<string> {
+    const resource = await this.resource(object.apiVersion, object.kind);
+    const namespace = resource.namespaced ? `/namespaces/${object.metadata.namespace ?? 'default'}` : '';
+    const name = withName && object.metadata.name ? `/${encodeURIComponent(object.metadata.name)}` : '';
+    return `${basePath(object.apiVersion)}${namespace}/${resource.name}${name}`;
+  }
+
+  private preferredVersion(apiGroup: string): Promise<string> {
+    if (!apiGroup) return Promise.resolve('v1');
+    return cached(this.preferredVersions, apiGroup, async () => (await this.rest.request<{ preferredVersion: { groupVersion: string } }>('GET', `/apis/${apiGroup}`)).preferredVersion.groupVersion);
+  }
+
+  private resources(groupVersion: string): Promise<GroupVersionResources> {
+    return cached(this.groupVersions, groupVersion, async () => {
+      const { resources } = await this.rest.request<{ resources: ApiResource[] }>('GET', basePath(groupVersion));
+      const all = resources.map(({ name, kind, namespaced }) => ({ name, kind, namespaced }));
+      return { all, byKind: new Map(all.filter((r) => !r.name.includes('/')).map((r) => [r.kind, r])) };
+    });
+  }
+}
+
+/** The map's promise for `key`, asked for once; a rejected one is dropped, so the next call asks again. */
+function cached<T>(map: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+  let value = map.get(key);
+  if (!value) {
+    value = ask();
+    map.set(key, value);
+    value.catch(() => map.delete(key));
+  }
+  return value;
 }
 
 /** `/api/v1/namespaces/ns/configmaps`, or the cluster-wide `/api/v1/configmaps` without a namespace. */

@@ -1,5 +1,5 @@
 import { Yaml } from 'cdk8s';
-import { AnyKind } from '../core/kind';
+import { AnyKind, KubeJson } from '../core/kind';
 import { PRODUCT } from '../core/names';
 import { grafanaDashboard } from './dashboard';
 import { MONITORING_JOB } from './engine-alerts';
@@ -17,12 +17,8 @@ const LABELS = { 'app.kubernetes.io/part-of': PRODUCT };
 export const DASHBOARD_CONFIGMAP = `${PRODUCT}-dashboard`;
 export const DASHBOARD_FILE = 'grafana-dashboard.json';
 
-interface Manifest {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace: string; readonly labels: Record<string, string> };
-  readonly [field: string]: unknown;
-}
+/** Each object names its namespace and carries the product's labels. */
+type Manifest = KubeJson & { metadata: { namespace: string; labels: Record<string, string> } };
 
 /** The rules for the Prometheus Operator. */
 export function prometheusRule(groups: readonly RuleGroup[]): Manifest {

@@ -1,10 +1,10 @@
+import { isChildCollection } from '../core/child-policy';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { AnyKind, CustomResource, Permission, Verb } from '../core/kind';
+import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
-import { Discovery } from '../kube/discovery';
 import { EventRecorder } from './events';
 import { Informer, WATCH_RESTARTS } from './informer';
 import { KindWatches, WatchRestarts } from './watches';
@@ -32,7 +32,7 @@ export interface ControllerSettings {
   readonly withoutExtraGroups?: readonly string[];
 }
 
-type Owner = CustomResource & KubeObject;
+type Owner = CustomResource;
 
 /**
  * The generic engine: for each kind in each of its groups (see servedIdentities), once that
@@ -44,7 +44,6 @@ export class Controller {
   private readonly contexts = new Map<string, ReconcileContext>();
   private readonly informers: Array<Pick<Informer, 'hasSynced' | 'start' | 'stop'>> = [];
   private readonly objects: ObjectClient;
-  private readonly discovery: Discovery;
   private stopping = false;
   private readonly running: Promise<void>[] = [];
   private readonly metrics: EngineMetrics;
@@ -58,7 +57,6 @@ export class Controller {
     registry: Metrics,
   ) {
     this.objects = new ObjectClient(rest, PRODUCT);
-    this.discovery = new Discovery(rest);
     this.metrics = new EngineMetrics(registry, settings.kinds, settings.workers);
     // A key is `plural.group|namespace/name`, in whichever group of its kind: its controller is its kind's.
     const identitiesOf = (kind: AnyKind) => servedIdentities(kind, settings.withoutExtraGroups);
@@ -194,18 +192,16 @@ export class Controller {
   /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
-    // Children are what the kind creates; what it only reads is a related watch.
-    const isChild = (p: Permission) => ['create', 'list', 'watch'].every((verb) => p.verbs.includes(verb as Verb));
     for (const permission of kind.manages) {
-      if (!isChild(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
+      if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
-        const collection = await this.discovery.resolve(permission.apiGroup, name);
+        const collection = await this.objects.discovery.resolve(permission.apiGroup, name);
         if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
       }
     }
     for (const watch of kind.controller?.watches ?? []) {
       if (!optedIn(watch.optIn, this.settings.kindOptions)) continue;
-      const collection = await this.discovery.resolve(watch.apiGroup, watch.resource);
+      const collection = await this.objects.discovery.resolve(watch.apiGroup, watch.resource);
       if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
       if (watch.queries) watches.addQueried(collection, watch.metadataOnly);
       else watches.addWhole(collection, watch.metadataOnly);

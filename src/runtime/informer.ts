@@ -29,7 +29,7 @@ const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io
 
 interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: KubeObject & { metadata: { resourceVersion?: string }; code?: number; message?: string };
+  object: KubeObject & { code?: number; message?: string };
 }
 
 /**

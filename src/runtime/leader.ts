@@ -1,3 +1,4 @@
+import type { KubeJson } from '../core/kube-json';
 import { microTime } from '../kube/time';
 import { isNotFound, KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
@@ -30,12 +31,7 @@ interface LeaseSpec {
   leaseTransitions?: number;
 }
 
-interface Lease {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; resourceVersion?: string };
-  spec?: LeaseSpec;
-}
+type Lease = KubeJson & { spec?: LeaseSpec };
 
 /** What one attempt found: we hold the Lease, another live holder does, or our write lost a race. */
 type Outcome = 'holding' | 'held-by-other' | 'lost-race';

@@ -13,7 +13,8 @@ import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
 import { hasVersions } from '../core/versions';
 import { ConversionWebhook } from './conversion/webhook';
-import { WEBHOOK_PORT } from './conversion/names';
+import { keepMigratingStoredVersions } from './conversion/migrate';
+import { WEBHOOK_PORT } from '../core/webhook';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
@@ -83,10 +84,14 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
 
   return new Promise<number>((resolve) => {
     let stopping = false;
+    // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
+    const migration = new AbortController();
+    const migrateStorage = () => void keepMigratingStoredVersions(rest, { kinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
     const shutdown = async (code: number, why: string) => {
       if (stopping) return;
       stopping = true;
       log.info('stopping', { why });
+      migration.abort();
       await controller.stop();
       await elector?.stop();
       // Last: the informers read through conversion until they stop.
@@ -110,6 +115,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
             leading.set(lease, 1);
             log.info('leading');
             controller.start();
+            migrateStorage();
           },
           // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
           onStoppedLeading: () => {
@@ -119,6 +125,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         });
       } else {
         controller.start();
+        migrateStorage();
       }
     };
     void startAfterWebhook();

@@ -19,7 +19,7 @@ import { WriteBudget } from './write-budget';
 import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 
-type Owner = CustomResource & KubeObject;
+type Owner = CustomResource;
 
 /** Everything one kind's reconcile needs; the runtime builds one per kind. */
 export interface ReconcileContext {
@@ -242,7 +242,7 @@ async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Pro
 }
 
 async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<Owner> {
-  const result = await ctx.objects.rest.request<Owner>('PATCH', await ctx.objects.paths.path(resource), {
+  const result = await ctx.objects.rest.request<Owner>('PATCH', await ctx.objects.discovery.objectPath(resource), {
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
     contentType: 'application/merge-patch+json',
@@ -257,7 +257,7 @@ async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyV
   const ready = conditions[0];
   const patch = statusPatch(resource, conditions, kindStatus);
   if (!patch) return;
-  const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.paths.path(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
+  const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.discovery.objectPath(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
   ctx.wrote?.(resource, result);
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {

@@ -1,15 +1,9 @@
+import type { CustomResource } from '../core/kube-json';
 import { guitarKind, GuitarSpec, GuitarStatus } from '../kinds/guitar';
 import { KubeError, KubeRest } from '../kube/rest';
 
 /** A Guitar as the API server returns it. */
-export interface GuitarObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; creationTimestamp?: string; resourceVersion?: string; [key: string]: unknown };
-  spec: GuitarSpec;
-  status?: GuitarStatus;
-  [key: string]: unknown;
-}
+export type GuitarObject = CustomResource<GuitarSpec, GuitarStatus> & { metadata: { creationTimestamp?: string } };
 
 export const API_VERSION = `${guitarKind.group}/${guitarKind.version}`;
 const BASE = `/apis/${API_VERSION}`;

@@ -1,6 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KINDS } from '../../src/kinds';
+import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { startControlPlane, startWatchdog } from './controlplane';
 
 /**
@@ -8,6 +10,7 @@ import { startControlPlane, startWatchdog } from './controlplane';
  * Workers find it through TEST_KUBECONFIG, which they inherit.
  */
 export default async function globalSetup(): Promise<void> {
+  await serveConversion();
   if (process.env.TEST_KUBECONFIG) {
     console.log(`\nusing the cluster in TEST_KUBECONFIG=${process.env.TEST_KUBECONFIG}`);
     return;
@@ -23,4 +26,16 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir = dir;
   process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
   console.log(`\ncontrol plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
+}
+
+/**
+ * The run's one conversion webhook, in this process (it lives as long as the run), for every
+ * control plane the run's CRDs are installed in (see installCrds); a nested run keeps its parent's.
+ */
+async function serveConversion(): Promise<void> {
+  if (process.env.TEST_CONVERSION_URL) return;
+  const conversion = await startLocalConversion(KINDS);
+  process.env.TEST_CONVERSION_URL = conversion.url;
+  process.env.TEST_CONVERSION_CA_BUNDLE = conversion.caBundle;
+  (globalThis as { runConversion?: LocalConversion }).runConversion = conversion;
 }

@@ -5,6 +5,7 @@ import { stopControlPlane } from './controlplane';
  * handed down in TEST_CONTROL_PLANE_DIR); its logs stay for a failed run to point at.
  */
 export default async function globalTeardown(): Promise<void> {
-  const dir = (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir;
+  const { startedControlPlaneDir: dir, runConversion } = globalThis as { startedControlPlaneDir?: string; runConversion?: { close(): Promise<void> } };
   if (dir) await stopControlPlane(dir);
+  await runConversion?.close();
 }

@@ -41,7 +41,7 @@ describe('helm install, upgrade and uninstall of dist/helm', () => {
   let withResources: string;
   const run = (...args: string[]) => helm([...args, '--namespace', 'default'], plane.kubeconfig);
   /** Creates with fieldValidation=Strict: an unknown field fails the request, naming it, instead of being dropped. */
-  const createStrict = async (object: KubeObject) => rest.request<KubeObject>('POST', await objects.paths.path(object, false), { body: object, query: { fieldValidation: 'Strict' } });
+  const createStrict = async (object: KubeObject) => rest.request<KubeObject>('POST', await objects.discovery.objectPath(object, false), { body: object, query: { fieldValidation: 'Strict' } });
   const crdSpecFields = async () => Object.keys((await objects.get<Crd>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: EXCHANGE_RATES } })).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties);
 
   beforeAll(async () => {

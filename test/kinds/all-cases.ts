@@ -1,8 +1,8 @@
 import { KIND_FOLDERS, KINDS } from '../../src/kinds';
-import { KindCases, validationCasesOf } from './cases';
+import { KindCases, olderValidationCasesOf, validationCasesOf } from './cases';
 
-/** Every registered kind's validation table, found in its folder (a kind without one is left out; validation.test.ts says so). */
+/** Every registered kind's validation tables (its hub's, then its older versions'), found in its folder (a kind without one is left out; validation.test.ts says so). */
 export const ALL_CASES: readonly KindCases[] = KIND_FOLDERS.flatMap((folder, i) => {
   const cases = validationCasesOf(folder);
-  return cases ? [{ kind: KINDS[i], ...cases }] : [];
+  return cases ? [cases, ...olderValidationCasesOf(folder)].map((table) => ({ kind: KINDS[i], ...table })) : [];
 });

@@ -20,10 +20,17 @@ export function validationCasesOf(folder: string): ValidationCases | undefined {
   return existsSync(file) ? (require(file) as { validationCases?: ValidationCases }).validationCases : undefined;
 }
 
+/** The tables of the kind's older versions (`olderValidationCases`), each naming its version. */
+export function olderValidationCasesOf(folder: string): readonly ValidationCases[] {
+  const file = join(__dirname, '..', '..', casesFile(folder));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return existsSync(file) ? ((require(file) as { olderValidationCases?: ValidationCases[] }).olderValidationCases ?? []) : [];
+}
+
 /** A full object of `kind` named `name` with `body`. */
-export function objectOf(kind: AnyKind, name: string, body: Record<string, unknown>, namespace?: string): Record<string, unknown> {
+export function objectOf(kind: AnyKind, name: string, body: Record<string, unknown>, namespace?: string, version = kind.version): Record<string, unknown> {
   return {
-    apiVersion: `${kind.group}/${kind.version}`,
+    apiVersion: `${kind.group}/${version}`,
     kind: kind.kind,
     metadata: { name, ...(kind.scope === 'Namespaced' && namespace ? { namespace } : {}) },
     ...body,

@@ -16,29 +16,29 @@ it.each(KIND_FOLDERS.map((folder) => [folder]))('the kind in src/kinds/%s has a 
 
 // One table per kind, run twice: through the API server (CRD schema and CEL) and through
 // the controller's validation. Both must agree, and both must name the field.
-describe.each(ALL_CASES.map((c) => [c.kind.kind, c] as const))('%s validation', (_name, cases) => {
-  const { kind } = cases;
+describe.each(ALL_CASES.map((c) => [`${c.kind.kind} ${c.version ?? c.kind.version}`, c] as const))('%s validation', (_name, cases) => {
+  const { kind, version } = cases;
   const kc = testKubeConfig();
   const objects = testObjects();
   let namespace: string;
 
   beforeAll(async () => {
     await installCrds(objects);
-    namespace = await createTestNamespace(kc, `validation-${kind.singular}`);
+    namespace = await createTestNamespace(kc, `validation-${kind.singular}-${version ?? kind.version}`);
   });
   afterAll(async () => {
     await deleteNamespace(kc, namespace);
   });
 
   const createDryRun = (body: Record<string, unknown>, name: string) =>
-    objects.create(objectOf(kind, name, body, namespace) as KubeObject, { dryRun: true });
+    objects.create(objectOf(kind, name, body, namespace, version) as KubeObject, { dryRun: true });
 
   describe.each(cases.valid.map((c, i) => [c.name, c, i] as const))('accepts %s', (_case, { body }, i) => {
     it('on the API server', async () => {
       await expect(createDryRun(body, `valid-${i}`)).resolves.toMatchObject({ kind: kind.kind });
     });
     it('in the controller', () => {
-      const result = validateResource(kind, objectOf(kind, `valid-${i}`, body));
+      const result = validateResource(kind, objectOf(kind, `valid-${i}`, body, undefined, version));
       expect(result.ok ? 'valid' : formatFieldErrors(result.errors)).toBe('valid');
     });
   });
@@ -54,7 +54,7 @@ describe.each(ALL_CASES.map((c) => [c.kind.kind, c] as const))('%s validation', 
       expect((error as KubeError).status?.message).toContain(field);
     });
     it(`in the controller, naming ${field}`, () => {
-      const result = validateResource(kind, objectOf(kind, `invalid-${i}`, body));
+      const result = validateResource(kind, objectOf(kind, `invalid-${i}`, body, undefined, version));
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.errors.map((e) => e.field)).toContain(field);
     });

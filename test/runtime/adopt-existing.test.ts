@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
 import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/child-policy';
 import { KubeJson } from '../../src/core/kind';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKind, ServedTestKind } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
 
 /**
  * A kind that renders, beside its own ConfigMap, one an earlier operator made for it under a
@@ -20,27 +20,17 @@ const adopterKind = defineTestKind('Adopter', {
 });
 
 describe('a child marked adopt-existing', () => {
-  let namespace: string;
-  let served: ServedTestKind;
+  const served = serveTestKindForSuite(adopterKind, 'adopt-existing');
   const object = (name: string, size: number, earlier: string) => ({
     apiVersion: 'adopter.test.cdk8s-operators.io/v1',
     kind: 'Adopter',
-    metadata: { name, namespace, labels: { earlier } },
+    metadata: { name, namespace: served.namespace, labels: { earlier } },
     spec: { size },
   });
-  const configMap = (name: string, ownerReferences: unknown[] = []) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ownerReferences }, data: { size: 'old', kept: 'yes' } });
-  const read = (name: string) => served.objects.find<KubeJson & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
+  const configMap = (name: string, ownerReferences: unknown[] = []) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace, ownerReferences }, data: { size: 'old', kept: 'yes' } });
+  const read = (name: string) => served.objects.find<KubeJson & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace } });
   /** A controller ownerReference to `owner`, as another operator would write it. */
   const ownedBy = (owner: KubeJson, controller = true) => ({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller, blockOwnerDeletion: true });
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'adopt-existing');
-    served = await serveTestKind(adopterKind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
 
   it('is taken over and kept up to date when an earlier operator made it for this owner', async () => {
     const owner = await served.objects.create<KubeJson>(object('adopts', 1, 'adopts-x7k2p'));
@@ -63,7 +53,7 @@ describe('a child marked adopt-existing', () => {
     await served.objects.create(configMap('never-b8c9d', [ownedBy(owner)]));
     await served.objects.apply(object('never', 2, 'never-b8c9d'));
     await eventually('the earlier ConfigMap to be taken over', async () => ((await read('never-b8c9d'))?.data?.size === '2' ? true : undefined));
-    await served.objects.delete({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'never-b8c9d', namespace } });
+    await served.objects.delete({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'never-b8c9d', namespace: served.namespace } });
     await served.objects.apply(object('never', 3, 'never-b8c9d'));
     await eventually('the own ConfigMap to follow', async () => ((await read('never'))?.data?.size === '3' ? true : undefined));
     expect(await read('never-b8c9d')).toBeUndefined();
@@ -80,6 +70,6 @@ describe('a child marked adopt-existing', () => {
     await served.objects.create(configMap('second-theirs', [ownedBy(second, false), ownedBy(other)]));
     await whenReady(served.objects, second, 'False', 'Conflict');
     expect((await read('second-theirs'))?.data).toEqual({ size: 'old', kept: 'yes' });
-    expect(await gone(served.objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-theirs', namespace } })).toBe(false);
+    expect(await gone(served.objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-theirs', namespace: served.namespace } })).toBe(false);
   });
 });

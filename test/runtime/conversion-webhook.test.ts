@@ -10,7 +10,7 @@ import { AnyKind } from '../../src/core/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { splitPem } from '../../src/runtime/conversion/certificates';
-import { WEBHOOK_TLS_SECRET } from '../../src/runtime/conversion/names';
+import { WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
 import { CaInjector } from '../../src/runtime/conversion/inject';
 import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';

@@ -2,9 +2,9 @@ import { ApiObject } from 'cdk8s';
 import { servedIdentities } from '../../src/core/groups';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../src/core/names';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { eventsIn, gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, installTestCrd, serveTestKind, ServedTestKind, TestSpec } from '../support/test-kind';
+import { childrenOf, defineTestKind, installTestCrd, serveTestKindForSuite, TestSpec } from '../support/test-kind';
 import { KindDefinition } from '../../src/core/kind';
 
 const MAIN = 'twin.test.cdk8s-operators.io';
@@ -31,19 +31,9 @@ type ConfigMap = KubeObject & { data?: Record<string, string>; metadata: { label
 
 describe('a kind served under two API groups', () => {
   const kind = twinKind('Twin', MAIN, EXTRA);
-  let namespace: string;
-  let served: ServedTestKind;
-  const object = (group: string, name: string, size = 1) => ({ apiVersion: `${group}/v1`, kind: 'Twin', metadata: { name, namespace }, spec: { size } });
-  const configMap = (name: string) => served.objects.find<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'extra-groups');
-    served = await serveTestKind(kind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
+  const served = serveTestKindForSuite(kind, 'extra-groups');
+  const object = (group: string, name: string, size = 1) => ({ apiVersion: `${group}/v1`, kind: 'Twin', metadata: { name, namespace: served.namespace }, spec: { size } });
+  const configMap = (name: string) => served.objects.find<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace } });
 
   it('serves an object of each group alike: Ready, with its child owned by it and labelled with its group', async () => {
     await served.objects.apply(object(MAIN, 'alpha'));
@@ -64,7 +54,7 @@ describe('a kind served under two API groups', () => {
     for (const o of [object(MAIN, 'alpha'), object(EXTRA, 'beta')]) expect((await served.objects.get(o)).metadata.finalizers).toEqual([`${MAIN}/cleanup`]);
     // Both are in the kind's per-object series, and the queue's series name the kind's one controller.
     const metrics = served.metrics.render();
-    for (const name of ['alpha', 'beta']) expect(metrics).toContain(`cdk8s_operators_object_condition{kind="Twin",namespace="${namespace}",name="${name}",type="Ready",status="True",reason="Reconciled"} 1`);
+    for (const name of ['alpha', 'beta']) expect(metrics).toContain(`cdk8s_operators_object_condition{kind="Twin",namespace="${served.namespace}",name="${name}",type="Ready",status="True",reason="Reconciled"} 1`);
     expect(metrics.split('\n').filter((line) => line.startsWith('workqueue_depth{'))).toEqual([expect.stringContaining('controller="twin"')]);
   });
 
@@ -78,7 +68,7 @@ describe('a kind served under two API groups', () => {
     await whenReady(served.objects, object(MAIN, 'same'), 'True');
     await served.objects.apply(object(EXTRA, 'same', 2));
     const second = await whenReady(served.objects, object(EXTRA, 'same'), 'False', 'Conflict');
-    expect(second.status?.conditions?.[0].message).toContain(`ConfigMap ${namespace}/same-config`);
+    expect(second.status?.conditions?.[0].message).toContain(`ConfigMap ${served.namespace}/same-config`);
     // Status landed on each object of its own: the first is still Ready.
     await whenReady(served.objects, object(MAIN, 'same'), 'True');
 
@@ -88,9 +78,9 @@ describe('a kind served under two API groups', () => {
     expect(child.metadata.labels?.[OWNER_KIND_LABEL]).toBe(`twins.${MAIN}`);
 
     // The Conflict Event is about the extra group's object, not the main one's.
-    const conflict = await eventually('the Conflict Event', async () => (await eventsIn(served.objects, namespace)).find((e) => e.reason === 'Conflict' && e.regarding.name === 'same'));
+    const conflict = await eventually('the Conflict Event', async () => (await eventsIn(served.objects, served.namespace)).find((e) => e.reason === 'Conflict' && e.regarding.name === 'same'));
     expect((conflict.regarding as { apiVersion?: string }).apiVersion).toBe(`${EXTRA}/v1`);
-    const readyEvents = (await eventsIn(served.objects, namespace)).filter((e) => e.regarding.name === 'same' && e.reason !== 'Conflict');
+    const readyEvents = (await eventsIn(served.objects, served.namespace)).filter((e) => e.regarding.name === 'same' && e.reason !== 'Conflict');
     for (const event of readyEvents) expect((event.regarding as { apiVersion?: string }).apiVersion).toBe(`${MAIN}/v1`);
   });
 
@@ -112,18 +102,8 @@ describe('a kind served under two API groups', () => {
 describe('a kind whose extra group\u2019s CRD is not installed yet', () => {
   const kind = twinKind('Late', 'late.test.cdk8s-operators.io', 'late.other.cdk8s-operators.io');
   const [main, extra] = servedIdentities(kind);
-  let namespace: string;
-  let served: ServedTestKind;
-  const object = (group: string, name: string) => ({ apiVersion: `${group}/v1`, kind: 'Late', metadata: { name, namespace }, spec: { size: 1 } });
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'late-group');
-    served = await serveTestKind(kind, namespace, [main]);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
+  const served = serveTestKindForSuite(kind, 'late-group', [main]);
+  const object = (group: string, name: string) => ({ apiVersion: `${group}/v1`, kind: 'Late', metadata: { name, namespace: served.namespace }, spec: { size: 1 } });
 
   it('serves the main group meanwhile, and the extra group once its CRD is installed', async () => {
     await served.objects.apply(object(main.group, 'first'));
@@ -133,7 +113,7 @@ describe('a kind whose extra group\u2019s CRD is not installed yet', () => {
     await installTestCrd(extra);
     await served.objects.apply(object(extra.group, 'second'));
     await whenReady(served.objects, object(extra.group, 'second'), 'True');
-    const child = await served.objects.find<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-config', namespace } });
+    const child = await served.objects.find<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-config', namespace: served.namespace } });
     expect(child?.metadata.labels).toMatchObject({ [MANAGED_BY_LABEL]: 'cdk8s-operators', [OWNER_NAME_LABEL]: 'second', [OWNER_KIND_LABEL]: `lates.${extra.group}` });
   });
 });

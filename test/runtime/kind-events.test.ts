@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { eventsIn, gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKind, ServedTestKind } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
 
 /** A kind that records Events of its own: one while it is served at a size, one when it is deleted. */
 const announcedKind = defineTestKind('Announced', {
@@ -17,25 +17,15 @@ const announcedKind = defineTestKind('Announced', {
 });
 
 describe('a kind\u2019s own Events', () => {
-  let namespace: string;
-  let served: ServedTestKind;
-  const object = (size: number) => ({ apiVersion: 'announced.test.cdk8s-operators.io/v1', kind: 'Announced', metadata: { name: 'hello', namespace }, spec: { size } });
-  const notes = async (reason: string) => (await eventsIn(served.objects, namespace)).filter((e) => e.reason === reason).map((e) => `${e.type}: ${e.note}`);
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'kind-events');
-    served = await serveTestKind(announcedKind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
+  const served = serveTestKindForSuite(announcedKind, 'kind-events');
+  const object = (size: number) => ({ apiVersion: 'announced.test.cdk8s-operators.io/v1', kind: 'Announced', metadata: { name: 'hello', namespace: served.namespace }, spec: { size } });
+  const notes = async (reason: string) => (await eventsIn(served.objects, served.namespace)).filter((e) => e.reason === reason).map((e) => `${e.type}: ${e.note}`);
 
   it('records each distinct event once per object, however often it reconciles, and one on deletion', async () => {
     await served.objects.apply(object(1));
     await whenReady(served.objects, object(1), 'True');
     for (let n = 0; n < 5; n++) {
-      await served.objects.rest.request('PATCH', `/apis/announced.test.cdk8s-operators.io/v1/namespaces/${namespace}/announceds/hello`, { body: { metadata: { labels: { n: String(n) } } }, contentType: 'application/merge-patch+json' });
+      await served.objects.rest.request('PATCH', `/apis/announced.test.cdk8s-operators.io/v1/namespaces/${served.namespace}/announceds/hello`, { body: { metadata: { labels: { n: String(n) } } }, contentType: 'application/merge-patch+json' });
     }
     await served.objects.apply(object(2));
     await whenReady(served.objects, object(2), 'True');
@@ -45,6 +35,6 @@ describe('a kind\u2019s own Events', () => {
     await served.objects.delete(object(2));
     await eventually('the object to go', async () => ((await gone(served.objects, object(2))) ? true : undefined));
     await eventually('the Deleting event', async () => ((await notes('Deleting')).length ? true : undefined));
-    expect(await notes('Deleting')).toEqual([`Warning: hello is being deleted from namespace ${namespace}`]);
+    expect(await notes('Deleting')).toEqual([`Warning: hello is being deleted from namespace ${served.namespace}`]);
   });
 });

@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
 import { ObservationError } from '../../src/core/kind';
 import { WorkQueue } from '../../src/runtime/queue';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKind, ServedTestKind } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../support/test-kind';
 
 /** A kind that exports its size as a gauge, alerts on it, and fails its observation when the size is 13. */
 const gaugedKind = defineTestKind('Gauged', {
@@ -24,18 +24,8 @@ const gaugedKind = defineTestKind('Gauged', {
 });
 
 describe('the per-object series and controller-runtime\u2019s metrics, served by the real engine', () => {
-  let namespace: string;
-  let served: ServedTestKind;
-  const object = (name: string, size: number) => ({ apiVersion: 'gauged.test.cdk8s-operators.io/v1', kind: 'Gauged', metadata: { name, namespace }, spec: { size } });
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'object-metrics');
-    served = await serveTestKind(gaugedKind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
+  const served = serveTestKindForSuite(gaugedKind, 'object-metrics');
+  const object = (name: string, size: number) => ({ apiVersion: 'gauged.test.cdk8s-operators.io/v1', kind: 'Gauged', metadata: { name, namespace: served.namespace }, spec: { size } });
 
   it('exports each object\u2019s conditions and its kind\u2019s gauges, and drops them when the object goes', async () => {
     await served.objects.apply(object('fine', 3));
@@ -43,16 +33,16 @@ describe('the per-object series and controller-runtime\u2019s metrics, served by
     await whenReady(served.objects, object('fine', 3), 'True');
     await whenReady(served.objects, object('unlucky', 13), 'False', 'Unlucky');
     const text = served.metrics.render();
-    expect(text).toContain(`cdk8s_operators_object_condition{kind="Gauged",namespace="${namespace}",name="fine",type="Ready",status="True",reason="Reconciled"} 1`);
-    expect(text).toContain(`cdk8s_operators_object_condition{kind="Gauged",namespace="${namespace}",name="unlucky",type="Stalled",status="True",reason="Unlucky"} 1`);
-    expect(text).toContain(`cdk8s_operators_gauged_size{namespace="${namespace}",name="fine"} 3`);
-    expect(text).toContain(`cdk8s_operators_gauged_size{namespace="${namespace}",name="unlucky"} 13`);
+    expect(text).toContain(`cdk8s_operators_object_condition{kind="Gauged",namespace="${served.namespace}",name="fine",type="Ready",status="True",reason="Reconciled"} 1`);
+    expect(text).toContain(`cdk8s_operators_object_condition{kind="Gauged",namespace="${served.namespace}",name="unlucky",type="Stalled",status="True",reason="Unlucky"} 1`);
+    expect(text).toContain(`cdk8s_operators_gauged_size{namespace="${served.namespace}",name="fine"} 3`);
+    expect(text).toContain(`cdk8s_operators_gauged_size{namespace="${served.namespace}",name="unlucky"} 13`);
     expect(text).toContain('# TYPE cdk8s_operators_gauged_broken gauge');
     expect(text).not.toMatch(/^cdk8s_operators_gauged_broken\{/m);
 
     await served.objects.delete(object('unlucky', 13));
     await eventually('the deleted object\u2019s series to go', async () => (served.metrics.render().includes('name="unlucky"') ? undefined : true));
-    expect(served.metrics.render()).toContain(`cdk8s_operators_gauged_size{namespace="${namespace}",name="fine"} 3`);
+    expect(served.metrics.render()).toContain(`cdk8s_operators_gauged_size{namespace="${served.namespace}",name="fine"} 3`);
   });
 
   it('counts reconciles, workers and the queue under controller-runtime\u2019s names, the controller named by the kind in lower case', async () => {

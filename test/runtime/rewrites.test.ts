@@ -4,9 +4,9 @@ import { renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { matches } from '../../src/runtime/matches';
 import { asStored, fieldChanges, ServerRewrites } from '../../src/runtime/rewrites';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { eventsIn, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKind, ServedTestKind, TestSpec } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite, TestSpec } from '../support/test-kind';
 
 describe('fieldChanges and asStored: what the server made of a render', () => {
   const rendered = { spec: { egress: [], hard: { cpu: 0.01, pods: '10' }, ports: [{ port: 80, name: 'web' }] }, data: {} };
@@ -78,29 +78,19 @@ const rewrittenKind = defineTestKind('Rewritten', {
 });
 
 describe('a kind whose children the API server rewrites, served by the real engine', () => {
-  let namespace: string;
-  let served: ServedTestKind;
-  const owner = (quota: number) => ({ apiVersion: 'rewritten.test.cdk8s-operators.io/v1', kind: 'Rewritten', metadata: { name: 'storm', namespace }, spec: { size: quota } });
+  const served = serveTestKindForSuite(rewrittenKind, 'rewrites');
+  const owner = (quota: number) => ({ apiVersion: 'rewritten.test.cdk8s-operators.io/v1', kind: 'Rewritten', metadata: { name: 'storm', namespace: served.namespace }, spec: { size: quota } });
   const children = () =>
     Promise.all(
       [['networking.k8s.io/v1', 'NetworkPolicy'], ['v1', 'ConfigMap'], ['v1', 'ResourceQuota'], ['v1', 'Service']].map(([apiVersion, kind]) =>
-        served.objects.get<KubeObject>({ apiVersion, kind, metadata: { name: 'storm', namespace } }),
+        served.objects.get<KubeObject>({ apiVersion, kind, metadata: { name: 'storm', namespace: served.namespace } }),
       ),
     );
   const versions = async () => (await children()).map((c) => c.metadata.resourceVersion);
   const applies = () => metricValue(served.metrics, 'cdk8s_operators_child_writes_total', { kind: 'Rewritten', action: 'apply' });
   /** Queues the owner again without changing what it renders: a label is worth a reconcile. */
-  const nudge = (n: number) => served.objects.rest.request('PATCH', `/apis/rewritten.test.cdk8s-operators.io/v1/namespaces/${namespace}/rewrittens/storm`, { body: { metadata: { labels: { nudge: String(n) } } }, contentType: 'application/merge-patch+json' });
+  const nudge = (n: number) => served.objects.rest.request('PATCH', `/apis/rewritten.test.cdk8s-operators.io/v1/namespaces/${served.namespace}/rewrittens/storm`, { body: { metadata: { labels: { nudge: String(n) } } }, contentType: 'application/merge-patch+json' });
   const reconciles = () => metricValue(served.metrics, 'cdk8s_operators_reconciles_total', { kind: 'Rewritten', result: 'success' });
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'rewrites');
-    served = await serveTestKind(rewrittenKind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
 
   it('writes each child once, then stops writing however often it reconciles, and names every field the server changed', async () => {
     await served.objects.apply(owner(10));
@@ -119,7 +109,7 @@ describe('a kind whose children the API server rewrites, served by the real engi
     expect(before.applies).toBe(4);
 
     const warnings = await eventually('the RenderRewritten Warnings', async () => {
-      const found = (await eventsIn(served.objects, namespace)).filter((e) => e.reason === 'RenderRewritten');
+      const found = (await eventsIn(served.objects, served.namespace)).filter((e) => e.reason === 'RenderRewritten');
       return found.length >= 4 ? found : undefined;
     });
     expect(warnings.map((e) => e.type)).toEqual(['Warning', 'Warning', 'Warning', 'Warning']);
@@ -134,8 +124,8 @@ describe('a kind whose children the API server rewrites, served by the real engi
   });
 
   it('still puts back a rendered field someone else changed, and applies a changed render once', async () => {
-    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'storm', namespace } };
-    await served.objects.rest.request('PATCH', `/api/v1/namespaces/${namespace}/resourcequotas/storm`, { body: { spec: { hard: { pods: '99' } } }, contentType: 'application/merge-patch+json' });
+    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'storm', namespace: served.namespace } };
+    await served.objects.rest.request('PATCH', `/api/v1/namespaces/${served.namespace}/resourcequotas/storm`, { body: { spec: { hard: { pods: '99' } } }, contentType: 'application/merge-patch+json' });
     await eventually('the quota put back', async () => ((await served.objects.get<KubeObject & { spec: { hard: { pods: string } } }>(quota)).spec.hard.pods === '10' ? true : undefined));
 
     await served.objects.apply(owner(12));

@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { WriteBudget } from '../../src/runtime/write-budget';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { eventually } from '../support/cluster';
 import { eventsIn, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKind, ServedTestKind } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../support/test-kind';
 
 describe('WriteBudget', () => {
   it('allows `limit` writes of a child within the window, then says how long until the oldest leaves it', () => {
@@ -38,29 +38,19 @@ const restlessKind = defineTestKind('Restless', {
 });
 
 describe('a kind whose render never converges, served by the real engine', () => {
-  let namespace: string;
-  let served: ServedTestKind;
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(testKubeConfig(), 'write-budget');
-    served = await serveTestKind(restlessKind, namespace);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    await deleteNamespace(testKubeConfig(), namespace);
-  });
+  const served = serveTestKindForSuite(restlessKind, 'write-budget');
 
   it('writes the child at most 10 times a minute instead of on every event, and names the field that keeps changing', async () => {
-    const object = { apiVersion: 'restless.test.cdk8s-operators.io/v1', kind: 'Restless', metadata: { name: 'restless', namespace }, spec: { size: 1 } };
+    const object = { apiVersion: 'restless.test.cdk8s-operators.io/v1', kind: 'Restless', metadata: { name: 'restless', namespace: served.namespace }, spec: { size: 1 } };
     await served.objects.apply(object);
     await whenReady(served.objects, object, 'True');
     const applies = () => metricValue(served.metrics, 'cdk8s_operators_child_writes_total', { kind: 'Restless', action: 'apply' });
     await eventually('the budget to be spent', async () => (applies() >= 10 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(applies()).toBe(10);
-    const held = await eventually('the ChildWritesHeld Warning', async () => (await eventsIn(served.objects, namespace)).find((e) => e.reason === 'ChildWritesHeld'));
+    const held = await eventually('the ChildWritesHeld Warning', async () => (await eventsIn(served.objects, served.namespace)).find((e) => e.reason === 'ChildWritesHeld'));
     expect(held.type).toBe('Warning');
-    expect(held.note).toContain('ConfigMap ' + namespace + '/restless was written 10 times within 60 s and its render still differs at metadata.annotations.test/render');
+    expect(held.note).toContain('ConfigMap ' + served.namespace + '/restless was written 10 times within 60 s and its render still differs at metadata.annotations.test/render');
     expect(served.logLines.filter((l) => l.msg === 'held back writes to a child that changes on every render')).toHaveLength(1);
   });
 });

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { withWebhookClientConfig } from '../../src/bundle/crd';
+import { runConversion } from './conversion';
 import { loadYaml } from './manifests';
 
 type Condition = { type: string; status: string };
@@ -14,6 +16,8 @@ export interface ApplyBundleOptions {
   readonly skip?: (object: KubeObject) => boolean;
   /** How long a CRD may take to become Established. */
   readonly timeoutMs?: number;
+  /** Where CRDs that convert by webhook reach it on a local control plane. @default the test run's webhook (test/support/conversion.ts), when there is one */
+  readonly webhook?: { readonly url: string; readonly caBundle?: string };
 }
 
 /**
@@ -35,7 +39,9 @@ export async function applyBundle(objects: ObjectClient, dir: string, options: A
 export async function applyInOrder(objects: ObjectClient, manifests: readonly KubeObject[], options: ApplyBundleOptions = {}): Promise<KubeObject[]> {
   const applied: KubeObject[] = [];
   const unestablished: KubeObject[] = [];
-  for (const manifest of manifests.filter((o) => !options.skip?.(o))) {
+  const webhook = options.webhook ?? runConversion();
+  for (const listed of manifests.filter((o) => !options.skip?.(o))) {
+    const manifest = webhook ? withWebhookClientConfig(listed, webhook) : listed;
     const isCrd = manifest.kind === 'CustomResourceDefinition';
     if (!isCrd) for (const crd of unestablished.splice(0)) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
     applied.push(await objects.apply(manifest));

@@ -17,10 +17,16 @@ export interface ControllerProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts the controller with `args`, and `env` added to this process's environment (e.g. NAMESPACE). */
+/**
+ * Starts the controller with `args`, and `env` added to this process's environment (e.g.
+ * NAMESPACE). It leaves conversion to the run's own webhook (test/support/conversion.ts), where
+ * the CRDs point, unless `args` say how it serves conversion itself (--webhook-url, --conversion-webhook).
+ */
 export function startController(args: string[], logFile: string, env: Record<string, string> = {}): ControllerProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const servesConversion = args.some((a) => a.startsWith('--webhook-url') || a.startsWith('--conversion-webhook'));
+  const conversion = servesConversion ? {} : { CONVERSION_WEBHOOK: 'false' };
+  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...conversion, ...env } });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -3,7 +3,9 @@ import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
+import { withWebhookClientConfig } from '../../src/bundle/crd';
 import { helmTemplate } from '../helm/helm';
+import { runConversion } from './conversion';
 import { eventually, testKubeConfig } from './cluster';
 
 export const DIST = join(__dirname, '..', '..', 'dist');
@@ -26,9 +28,16 @@ export function loadHelmTemplate(path: string, ...valueArgs: string[]): KubeObje
   return helmTemplate('--show-only', relative(join(DIST, 'helm'), path), ...valueArgs);
 }
 
-/** Installs the synthesized CRDs and waits until each is Established. */
+/** A CRD converting by webhook pointed at the run's conversion webhook on loopback (see test/support/conversion.ts); any other object as it is. */
+export function toRunConversion<T extends { kind?: unknown }>(manifest: T): T {
+  const conversion = runConversion();
+  if (!conversion) return manifest;
+  return withWebhookClientConfig(manifest, conversion);
+}
+
+/** Installs the synthesized CRDs, converting through the run's webhook, and waits until each is Established. */
 export async function installCrds(objects: ObjectClient = testObjects()): Promise<void> {
-  const crds = loadYaml(join(DIST, '0-crds.k8s.yaml'));
+  const crds = loadYaml(join(DIST, '0-crds.k8s.yaml')).map(toRunConversion);
   for (const crd of crds) await objects.apply(crd);
   for (const crd of crds) {
     await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {

@@ -8,7 +8,7 @@ import { KubeRest } from '../../src/kube/rest';
 import { Controller } from '../../src/runtime/controller';
 import { createLogger, Logger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
-import { eventually, testKubeConfig } from './cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from './cluster';
 import { testObjects } from './manifests';
 
 const testSpec = s.object({ size: s.integer({ description: 'How many of something to render.', minimum: 1 }) }, { description: 'What to render.' });
@@ -74,6 +74,48 @@ export async function serveTestKind(kind: AnyKind, namespace: string, groups: re
   const controller = new Controller(new KubeRest(testKubeConfig()), { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind' }, log, metrics);
   controller.start();
   return { objects, metrics, logLines, stop: () => controller.stop() };
+}
+
+/** A served test kind and the namespace it is served in, for the tests of one `describe`. */
+export interface TestKindSuite extends ServedTestKind {
+  readonly namespace: string;
+}
+
+/**
+ * Serves the kind (see serveTestKind) in a namespace of its own for the calling `describe`
+ * block: beforeAll creates both, afterAll stops the engine and deletes the namespace. The
+ * fields are read when a test runs, as beforeAll sets them.
+ */
+export function serveTestKindForSuite(kind: AnyKind, namespacePrefix: string, groups?: readonly AnyKind[]): TestKindSuite {
+  let namespace: string | undefined;
+  let served: ServedTestKind | undefined;
+  beforeAll(async () => {
+    namespace = await createTestNamespace(testKubeConfig(), namespacePrefix);
+    served = await serveTestKind(kind, namespace, groups);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    if (namespace) await deleteNamespace(testKubeConfig(), namespace);
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`${kind.kind} is served only once beforeAll has run`);
+    return value;
+  };
+  return {
+    get namespace() {
+      return ready(namespace);
+    },
+    get objects() {
+      return ready(served).objects;
+    },
+    get metrics() {
+      return ready(served).metrics;
+    },
+    get logLines() {
+      return ready(served).logLines;
+    },
+    stop: () => ready(served).stop(),
+  };
 }
 
 /** The value of one series of a metric, 0 when it has none yet. */

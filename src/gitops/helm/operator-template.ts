@@ -2,7 +2,7 @@ import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerDeployment } from '../../bundle/deployment';
 import { extraGroupNames } from '../../core/groups';
-import { AnyKind } from '../../core/kind';
+import { AnyKind, KubeJson } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
@@ -20,12 +20,9 @@ export interface OperatorVariant {
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
 export type OperatorChartBuilder = (app: App, variant: OperatorVariant) => Chart;
 
-interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string };
+type Manifest = KubeJson & {
   spec?: { replicas?: number; template?: { spec?: { containers?: { name: string; image: string; imagePullPolicy: string; args: string[]; resources: ChartValues['resources'] }[] } } };
-}
+};
 
 const identity = (m: Manifest) => `${m.apiVersion}/${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`;
 

@@ -1,7 +1,7 @@
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { splitPem } from './certificates';
-import { CA_INJECTOR } from './names';
+import { CA_INJECTOR } from '../../core/webhook';
 
 /**
  * Puts the webhook's CA bundle into `spec.conversion.webhook.clientConfig.caBundle` of the

@@ -5,7 +5,7 @@ import { answerConversionReview } from '../../core/conversion-review';
 import { AnyKind } from '../../core/kind';
 import { Logger } from '../log';
 import { TlsMaterial } from './certificates';
-import { WEBHOOK_PATH } from './names';
+import { WEBHOOK_PATH } from '../../core/webhook';
 
 export interface ConversionServerOptions {
   readonly kinds: readonly AnyKind[];

@@ -2,9 +2,9 @@ import { AnyKind } from '../../core/kind';
 import { KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateKeeper, CertificateOptions } from './certificates';
-import { versionedCrdNames } from './crds';
+import { versionedCrdNames } from '../../core/webhook';
 import { CaInjector } from './inject';
-import { WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from './names';
+import { WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
 import { ConversionServer } from './server';
 
 export interface ConversionWebhookOptions {

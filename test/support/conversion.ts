@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AnyKind } from '../../src/core/kind';
+import { createLogger } from '../../src/runtime/log';
+import { ConversionServer } from '../../src/runtime/conversion/server';
+
+/** A conversion webhook on loopback, as the API servers of the tests reach it. */
+export interface LocalConversion {
+  readonly url: string;
+  /** The PEM of its self-signed certificate, base64: the CRDs' caBundle. */
+  readonly caBundle: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The product's conversion server for `kinds` with a self-signed certificate for 127.0.0.1:
+ * one for a whole test run (test/controlplane/global-setup.ts), which every control plane of
+ * the run points its CRDs at (see installCrds), so that test files running side by side do
+ * not move the CRDs between controllers of their own.
+ */
+export async function startLocalConversion(kinds: readonly AnyKind[]): Promise<LocalConversion> {
+  const dir = mkdtempSync(join(tmpdir(), 'conversion-'));
+  let cert: string, key: string;
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '7', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    key = readFileSync(join(dir, 'key.pem'), 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const server = new ConversionServer({ kinds, port: 0, host: '127.0.0.1' }, createLogger({ level: 'warn' }));
+  const port = await server.start({ caBundle: cert, cert, key });
+  return { url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(cert).toString('base64'), close: () => server.stop() };
+}
+
+/** Where the run's conversion webhook is (set by the global setup), for CRDs applied in a test. */
+export function runConversion(): { url: string; caBundle: string } | undefined {
+  const { TEST_CONVERSION_URL: url, TEST_CONVERSION_CA_BUNDLE: caBundle } = process.env;
+  return url && caBundle ? { url, caBundle } : undefined;
+}
