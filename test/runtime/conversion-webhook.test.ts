@@ -1,4 +1,6 @@
-import { X509Certificate } from 'node:crypto';
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { webcrypto, X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { connect } from 'node:tls';
@@ -9,6 +11,7 @@ import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { splitPem } from '../../src/runtime/conversion/certificates';
 import { WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
+import { CaInjector } from '../../src/runtime/conversion/inject';
 import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
 import { runController } from '../../src/runtime/main';
@@ -240,6 +243,36 @@ describe('the conversion webhook down', () => {
     // A write in v1 fails too, and the stored object is as it was.
     await expect(objects.apply(object(kind, 'v1', namespace, 'stored', { size: 9, tag: 'z' }))).rejects.toThrow(/conversion webhook/);
     expect((await read(kind, 'v2', namespace, 'stored')).spec).toEqual({ size: 1, tags: ['a', 'b'] });
+  });
+});
+
+/** A self-signed CA certificate (PEM): the API server refuses a caBundle that is not one. */
+async function someCa(): Promise<string> {
+  const keys = await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({ name: 'CN=test CA', keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' }, extensions: [new x509.BasicConstraintsExtension(true, 0, true)] });
+  return cert.toString('pem') + '\n';
+}
+
+describe('CA injection into a CRD that points at the Service', () => {
+  const kind = defineVersionedTestKind('Injected', { render: () => undefined });
+  type Crd = KubeObject & { spec: { conversion: { webhook: { clientConfig: Record<string, unknown> } } }; metadata: { managedFields: { manager: string; fieldsV1: unknown }[] } };
+
+  it('server-side applies the caBundle alone under its own field manager, keeping the installer’s service', async () => {
+    const service = { namespace: 'cdk8s-operators', name: 'controller-webhook', path: '/convert', port: 443 };
+    const crd = crdManifest(kind, { service }) as unknown as KubeObject;
+    await objects.apply(crd);
+    const injector = new CaInjector(rest, [crdName(kind)], undefined, log);
+    const ca = await someCa();
+    await injector.inject(ca);
+    const live = await objects.get<Crd>(crd);
+    expect(live.spec.conversion.webhook.clientConfig).toEqual({ service, caBundle: Buffer.from(ca).toString('base64') });
+    expect(await injector.trusts(ca)).toBe(true);
+    const ours = live.metadata.managedFields.find((f) => f.manager === 'cdk8s-operators-ca-injector');
+    expect(JSON.stringify(ours?.fieldsV1)).toBe(JSON.stringify({ 'f:spec': { 'f:conversion': { 'f:webhook': { 'f:clientConfig': { 'f:caBundle': {} } } } } }));
+    // The installer applying its manifest again neither removes the caBundle nor conflicts.
+    await objects.apply(crd, { force: false });
+    expect((await objects.get<Crd>(crd)).spec.conversion.webhook.clientConfig.caBundle).toBeDefined();
+    await objects.delete(crd);
   });
 });
 

@@ -1,4 +1,4 @@
-import { KubeRest } from '../../kube/rest';
+import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { splitPem } from './certificates';
 import { CA_INJECTOR } from '../../core/webhook';
@@ -62,7 +62,8 @@ export class CaInjector {
           });
         }
       } catch (err) {
-        throw new Error(`cannot inject the webhook's CA into CRD ${name} (the controller needs get and patch on it): ${(err as Error).message}`);
+        const rbac = err instanceof KubeError && err.code === 403 ? ' (the controller needs get and patch on it, by name)' : '';
+        throw new Error(`cannot inject the webhook's CA into CRD ${name}${rbac}: ${(err as Error).message}`);
       }
       this.log.info('injected the webhook CA bundle', { crd: name, cas: splitPem(caBundle).length, ...(this.url ? { url: this.url } : {}) });
     }

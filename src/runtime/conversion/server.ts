@@ -1,6 +1,6 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import type { Server as HttpsServer } from 'node:https';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 import { answerConversionReview } from '../../core/conversion-review';
 import { AnyKind } from '../../core/kind';
 import { Logger } from '../log';
@@ -26,6 +26,8 @@ const BODY_LIMIT = 64 * 1024 * 1024;
 export class ConversionServer {
   private app?: FastifyInstance<HttpsServer>;
   private served?: TlsMaterial;
+  /** Every TCP connection, also those whose TLS handshake is not done (fastify's forced close knows only HTTP ones). */
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     private readonly options: ConversionServerOptions,
@@ -56,6 +58,10 @@ export class ConversionServer {
         return reply.code(500).send(failure(`the conversion failed unexpectedly: ${(err as Error).message}`));
       }
     });
+    app.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
     try {
       await app.listen({ port: this.options.port, host: this.options.host });
     } catch (err) {
@@ -75,7 +81,9 @@ export class ConversionServer {
   async stop(): Promise<void> {
     const app = this.app;
     this.app = undefined;
-    await app?.close();
+    const closed = app?.close();
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
   }
 }
 
