@@ -6,41 +6,41 @@ import { withOwner } from '../../src/core/ownership';
 import { defineTestKind } from '../support/test-kind';
 
 const render = () => undefined;
-const twin = defineTestKind('Twin', { extraGroups: ['twin.other.example.com'], shortNames: ['tw'], render });
+const pair = defineTestKind('Pair', { extraGroups: ['pair.other.example.com'], shortNames: ['tw'], render });
 const single = defineTestKind('Single', { render });
 
 describe('a kind\u2019s API identities', () => {
   it('are its main group first, then each extra group, the same definition under another group', () => {
-    const [main, extra] = servedIdentities(twin);
-    expect(main).toBe(twin);
-    expect(extra).toMatchObject({ group: 'twin.other.example.com', kind: 'Twin', plural: 'twins', singular: 'twin', version: 'v1', spec: twin.spec, printerColumns: twin.printerColumns });
-    expect([crdName(main), crdName(extra)]).toEqual(['twins.twin.test.cdk8s-operators.io', 'twins.twin.other.example.com']);
+    const [main, extra] = servedIdentities(pair);
+    expect(main).toBe(pair);
+    expect(extra).toMatchObject({ group: 'pair.other.example.com', kind: 'Pair', plural: 'pairs', singular: 'pair', version: 'v1', spec: pair.spec, printerColumns: pair.printerColumns });
+    expect([crdName(main), crdName(extra)]).toEqual(['pairs.pair.test.cdk8s-operators.io', 'pairs.pair.other.example.com']);
     expect([isExtraIdentity(main), isExtraIdentity(extra)]).toEqual([false, true]);
-    expect(mainIdentity(extra)).toBe(twin);
+    expect(mainIdentity(extra)).toBe(pair);
     expect(servedIdentities(single)).toEqual([single]);
   });
 
   it('are the same objects on every call, so that they compare with ===', () => {
-    expect(servedIdentities(twin)[1]).toBe(servedIdentities(twin)[1]);
-    expect(allIdentities([single, twin])).toEqual([single, twin, servedIdentities(twin)[1]]);
+    expect(servedIdentities(pair)[1]).toBe(servedIdentities(pair)[1]);
+    expect(allIdentities([single, pair])).toEqual([single, pair, servedIdentities(pair)[1]]);
   });
 
   it('leave short names to the main group, since kubectl resolves a short name two groups share to one of them', () => {
-    expect(servedIdentities(twin).map((k) => k.shortNames)).toEqual([['tw'], []]);
+    expect(servedIdentities(pair).map((k) => k.shortNames)).toEqual([['tw'], []]);
   });
 
   it('leave out the extra groups named by CRD name', () => {
-    expect(servedIdentities(twin, ['twins.twin.other.example.com'])).toEqual([twin]);
-    expect(extraGroupNames([single, twin])).toEqual(['twins.twin.other.example.com']);
+    expect(servedIdentities(pair, ['pairs.pair.other.example.com'])).toEqual([pair]);
+    expect(extraGroupNames([single, pair])).toEqual(['pairs.pair.other.example.com']);
   });
 
   it('give an extra group\u2019s children owner references and labels of that group, and the main group\u2019s the ones they always had', () => {
-    const [main, extra] = servedIdentities(twin);
-    const owner = { apiVersion: apiVersionOf(extra), kind: 'Twin', metadata: { name: 'a', namespace: 'ns', uid: 'u1' }, spec: { size: 1 } };
-    expect(childLabels(main, owner)[OWNER_KIND_LABEL]).toBe('twins.twin.test.cdk8s-operators.io');
-    expect(childLabels(extra, owner)[OWNER_KIND_LABEL]).toBe('twins.twin.other.example.com');
+    const [main, extra] = servedIdentities(pair);
+    const owner = { apiVersion: apiVersionOf(extra), kind: 'Pair', metadata: { name: 'a', namespace: 'ns', uid: 'u1' }, spec: { size: 1 } };
+    expect(childLabels(main, owner)[OWNER_KIND_LABEL]).toBe('pairs.pair.test.cdk8s-operators.io');
+    expect(childLabels(extra, owner)[OWNER_KIND_LABEL]).toBe('pairs.pair.other.example.com');
     const child = withOwner({ metadata: { name: 'a', namespace: 'ns' } }, owner, extra) as { metadata: { ownerReferences?: { apiVersion: string }[] } };
-    expect(child.metadata.ownerReferences?.[0].apiVersion).toBe('twin.other.example.com/v1');
+    expect(child.metadata.ownerReferences?.[0].apiVersion).toBe('pair.other.example.com/v1');
   });
 
   it('refuses a definition that names a group twice', () => {
@@ -50,9 +50,9 @@ describe('a kind\u2019s API identities', () => {
   });
 
   it('refuses to leave out an unknown group or a main group, naming the option and what it takes', () => {
-    expect(() => checkWithoutExtraGroups([twin], ['twins.nowhere.io'], '--x')).toThrow('--x: unknown extra group(s) twins.nowhere.io; expected some of twins.twin.other.example.com');
-    expect(() => checkWithoutExtraGroups([twin], ['twins.twin.test.cdk8s-operators.io'], '--x')).toThrow('is a main group, which cannot be left out');
-    expect(() => checkWithoutExtraGroups([twin], ['twins.twin.other.example.com'], '--x')).not.toThrow();
+    expect(() => checkWithoutExtraGroups([pair], ['pairs.nowhere.io'], '--x')).toThrow('--x: unknown extra group(s) pairs.nowhere.io; expected some of pairs.pair.other.example.com');
+    expect(() => checkWithoutExtraGroups([pair], ['pairs.pair.test.cdk8s-operators.io'], '--x')).toThrow('is a main group, which cannot be left out');
+    expect(() => checkWithoutExtraGroups([pair], ['pairs.pair.other.example.com'], '--x')).not.toThrow();
   });
 });
 

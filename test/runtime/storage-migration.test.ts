@@ -40,7 +40,7 @@ const counting = async <T>(run: () => Promise<T>): Promise<{ result: T; sent: Re
 const objects = testObjects();
 const migrant = defineVersionedTestKind('Migrant', { render: () => undefined }) as unknown as AnyKind;
 const clash = defineVersionedTestKind('Clash', { render: () => undefined }) as unknown as AnyKind;
-const late = defineVersionedTestKind('Late', { render: () => undefined }) as unknown as AnyKind;
+const refused = defineVersionedTestKind('Refused', { render: () => undefined }) as unknown as AnyKind;
 
 /** The kind as its first release declared it: v1 alone, its layout the one v1 has now. */
 function firstRelease(kind: AnyKind): AnyKind {
@@ -132,8 +132,8 @@ describe('storage version migration', () => {
 
   beforeAll(async () => {
     namespace = await createTestNamespace(testKubeConfig(), 'storage-migration');
-    webhook = await startConversionServer([migrant, clash, late]);
-    for (const kind of [migrant, clash, late]) {
+    webhook = await startConversionServer([migrant, clash, refused]);
+    for (const kind of [migrant, clash, refused]) {
       await installCrd(crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
       for (const [i, name] of names.entries()) {
         await objects.create({
@@ -152,7 +152,7 @@ describe('storage version migration', () => {
 
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
-    for (const kind of [migrant, clash, late]) await rest.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`).catch(() => undefined);
+    for (const kind of [migrant, clash, refused]) await rest.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`).catch(() => undefined);
     await deleteNamespace(testKubeConfig(), namespace);
     webhook?.server.close();
   });
@@ -230,27 +230,31 @@ describe('storage version migration', () => {
   it('tries a CRD again while its objects cannot be written back (refused by admission), keeping storedVersions until every object is written', async () => {
     // A ValidatingAdmissionPolicy refusing every update of the kind's objects, as a webhook or policy that is not ready would.
     const hold = `hold-${namespace}`;
-    const policy = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: hold }, spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [{ apiGroups: [late.group], apiVersions: ['*'], resources: [late.plural], operations: ['UPDATE'] }] }, validations: [{ expression: 'false', message: 'held by the test' }] } };
+    const policy = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: hold }, spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [{ apiGroups: [refused.group], apiVersions: ['*'], resources: [refused.plural], operations: ['UPDATE'] }] }, validations: [{ expression: 'false', message: 'held by the test' }] } };
     const binding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: hold }, spec: { policyName: hold, validationActions: ['Deny'] } };
     cleanups.push(() => objects.delete(policy), () => objects.delete(binding));
     await objects.apply(policy);
     await objects.apply(binding);
-    const m0 = await read(late, 'v2', namespace, 'm0');
+    const m0 = await read(refused, 'v2', namespace, 'm0');
     await eventually('the policy to refuse updates', async () => {
-      const refused = await rest.request('PUT', objectPath(late, 'v2', namespace, 'm0'), { body: m0, query: { dryRun: 'All' } }).then(() => false, () => true);
-      return refused ? true : undefined;
+      const denied = await rest.request('PUT', objectPath(refused, 'v2', namespace, 'm0'), { body: m0, query: { dryRun: 'All' } }).then(() => false, () => true);
+      return denied ? true : undefined;
     });
 
     const stop = new AbortController();
-    const running = keepMigratingStoredVersions(rest, { ...options(late, { signal: stop.signal }), retryDelaysMs: [300] });
-    const failure = await eventually('a failed try', async () => logLines.find((l) => l.crd === crdName(late) && l.outcome === 'failed'));
-    expect((failure as { failed: number }).failed).toBeGreaterThan(0);
-    expect(await storedVersions(late)).toEqual(['v1', 'v2']);
+    const running = keepMigratingStoredVersions(rest, { ...options(refused, { signal: stop.signal }), retryDelaysMs: [300] });
+    const failure = await eventually('a failed try', async () => logLines.find((l) => l.crd === crdName(refused) && l.outcome === 'failed'));
+    expect(failure).toMatchObject({ level: 'warn', failed: 7, migrated: 0, error: '7 object(s) could not be written back (see the warnings before)' });
+    // Each refused object is named, with the API server's reason, and none of its content.
+    expect(logLines.filter((l) => l.crd === crdName(refused) && l.msg === 'storage migration: an object could not be written back')).toEqual(
+      expect.arrayContaining(names.map((name) => expect.objectContaining({ level: 'warn', namespace, name, error: expect.stringContaining('held by the test') }))),
+    );
+    expect(await storedVersions(refused)).toEqual(['v1', 'v2']);
 
     await objects.delete(binding);
     const results = await running;
-    expect(results).toEqual([expect.objectContaining({ crd: crdName(late), outcome: 'migrated', objects: { migrated: 7, conflicts: 0, gone: 0, failed: 0 } })]);
-    expect(await storedVersions(late)).toEqual(['v2']);
-    if (etcd) for (const name of names) expect(await storedApiVersion(etcd, late, namespace, name)).toBe(`${late.group}/v2`);
+    expect(results).toEqual([expect.objectContaining({ crd: crdName(refused), outcome: 'migrated', objects: { migrated: 7, conflicts: 0, gone: 0, failed: 0 } })]);
+    expect(await storedVersions(refused)).toEqual(['v2']);
+    if (etcd) for (const name of names) expect(await storedApiVersion(etcd, refused, namespace, name)).toBe(`${refused.group}/v2`);
   });
 });
