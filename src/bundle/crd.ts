@@ -36,9 +36,13 @@ export function openApiSchemaOf(kind: AnyKind, layout: VersionLayout = kind): Op
  * URL where no Service routes to it (a local control plane reaching a process on loopback).
  * The controller injects the CA that signs its certificate (see src/runtime/conversion/).
  */
-export type WebhookClientConfig =
+export type WebhookClientConfig = (
   | { readonly service: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number } }
-  | { readonly url: string };
+  | { readonly url: string }
+) & {
+  /** The CA that signs the webhook's certificate, base64 PEM; the controller injects it where absent. */
+  readonly caBundle?: string;
+};
 
 const ENGINE_COLUMNS: readonly PrinterColumn[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the children match the spec and are ready.' },
@@ -115,7 +119,7 @@ export class CustomResourceDefinitions extends Construct {
  * A CRD manifest whose conversion webhook is reached at `clientConfig` instead (for a local
  * control plane, which no Service routes to: a URL on loopback); other manifests as they are.
  */
-export function withWebhookClientConfig<T extends { kind?: unknown }>(manifest: T, clientConfig: { url: string; caBundle?: string }): T {
+export function withWebhookClientConfig<T extends { kind?: unknown }>(manifest: T, clientConfig: WebhookClientConfig): T {
   const spec = (manifest as { spec?: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } } }).spec;
   if (manifest.kind !== 'CustomResourceDefinition' || spec?.conversion?.strategy !== 'Webhook') return manifest;
   return { ...manifest, spec: { ...spec, conversion: { ...spec.conversion, webhook: { ...spec.conversion.webhook, clientConfig } } } };

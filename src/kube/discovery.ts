@@ -25,6 +25,9 @@ interface GroupVersionResources {
   readonly byKind: ReadonlyMap<string, ApiResource>;
 }
 
+/** The CustomResourceDefinitions' collection. */
+export const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
 /** `/api/v1` for the core group's `v1`, `/apis/<group>/<version>` for any other. */
 const basePath = (groupVersion: string) => (groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`);
 

@@ -3,6 +3,7 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
+import { CRDS_PATH } from '../kube/discovery';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
 import { EventRecorder } from './events';
@@ -177,7 +178,7 @@ export class Controller {
     let waited = 0;
     while (!this.stopping) {
       try {
-        const crd = await this.rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+        const crd = await this.rest.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `${CRDS_PATH}/${name}`);
         if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return true;
         if (waited % 30 === 0) log.info('waiting for the CRD to become established', { crd: name });
       } catch (err) {

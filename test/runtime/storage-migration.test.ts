@@ -1,13 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, Server } from 'node:https';
-import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
-import { answerConversionReview } from '../../src/core/conversion-review';
 import { crdName } from '../../src/core/groups';
 import { AnyKind } from '../../src/core/kind';
+import { CRDS_PATH } from '../../src/kube/discovery';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { chooseStorageMigrationVersion, keepMigratingStoredVersions, migrateStoredVersions, StorageMigrationOptions, storageMigrationApi } from '../../src/runtime/conversion/migrate';
@@ -15,6 +10,7 @@ import { createLogger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
 import { readState } from '../controlplane/controlplane';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineVersionedTestKind, metricValue } from '../support/test-kind';
 
@@ -22,8 +18,8 @@ import { defineVersionedTestKind, metricValue } from '../support/test-kind';
  * Storage version migration on the real control plane: a kind's CRD as it was (v1 alone,
  * stored), objects in it, then the CRD of the new release (v2 the storage version, v1 still
  * served, converting by webhook): the migration rewrites every object in v2 and prunes
- * storedVersions. The conversion webhook is served here by a minimal HTTPS server answering
- * with the engine's answerConversionReview, so this test does not depend on the controller's.
+ * storedVersions. The conversion webhook is the engine's conversion server on loopback with a
+ * certificate of the test's (test/support/conversion.ts), not the controller's certificate keeper.
  */
 
 type Crd = KubeObject & { spec: Record<string, unknown>; status?: { storedVersions?: string[]; conditions?: { type: string; status: string }[] } };
@@ -48,28 +44,6 @@ function firstRelease(kind: AnyKind): AnyKind {
   return { ...kind, version: v1.name, spec: v1.spec, olderVersions: [] };
 }
 
-/** A self-signed certificate for 127.0.0.1, and an HTTPS server answering ConversionReviews for the kinds. */
-async function startConversionServer(kinds: readonly AnyKind[]): Promise<{ server: Server; url: string; caBundle: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'storage-migration-'));
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    const server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const review = answerConversionReview(kinds, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(review));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return { server, url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(cert).toString('base64') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function installCrd(crd: Crd, servedVersions: readonly string[]): Promise<void> {
   await objects.apply(crd);
   await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
@@ -83,13 +57,11 @@ async function installCrd(crd: Crd, servedVersions: readonly string[]): Promise<
 
 /** The CRD of the new release: v2 stored, v1 served, converting by the test's webhook. */
 function newReleaseCrd(kind: AnyKind, webhook: { url: string; caBundle: string }): Crd {
-  const crd = crdManifest(kind, { url: webhook.url }) as unknown as Crd;
-  const conversion = crd.spec.conversion as { webhook: { clientConfig: Record<string, string> } };
-  conversion.webhook.clientConfig.caBundle = webhook.caBundle;
+  const crd = crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd;
   return crd;
 }
 
-const storedVersions = async (kind: AnyKind) => (await rest.request<Crd>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`)).status?.storedVersions;
+const storedVersions = async (kind: AnyKind) => (await rest.request<Crd>('GET', `${CRDS_PATH}/${crdName(kind)}`)).status?.storedVersions;
 const objectPath = (kind: AnyKind, version: string, namespace: string, name: string) => `/apis/${kind.group}/${version}/namespaces/${namespace}/${kind.plural}/${name}`;
 const read = (kind: AnyKind, version: string, namespace: string, name: string) => rest.request<Migrant>('GET', objectPath(kind, version, namespace, name));
 
@@ -120,7 +92,7 @@ async function storedApiVersion(etcd: string, kind: AnyKind, namespace: string, 
 
 describe('storage version migration', () => {
   let namespace: string;
-  let webhook: { server: Server; url: string; caBundle: string };
+  let webhook: LocalConversion;
   const etcd = etcdUrl();
   const names = Array.from({ length: 7 }, (_, i) => `m${i}`);
   const logLines: Record<string, unknown>[] = [];
@@ -132,7 +104,7 @@ describe('storage version migration', () => {
 
   beforeAll(async () => {
     namespace = await createTestNamespace(testKubeConfig(), 'storage-migration');
-    webhook = await startConversionServer([migrant, clash, refused]);
+    webhook = await startLocalConversion([migrant, clash, refused]);
     for (const kind of [migrant, clash, refused]) {
       await installCrd(crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
       for (const [i, name] of names.entries()) {
@@ -152,9 +124,9 @@ describe('storage version migration', () => {
 
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
-    for (const kind of [migrant, clash, refused]) await rest.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`).catch(() => undefined);
+    for (const kind of [migrant, clash, refused]) await rest.request('DELETE', `${CRDS_PATH}/${crdName(kind)}`).catch(() => undefined);
     await deleteNamespace(testKubeConfig(), namespace);
-    webhook?.server.close();
+    await webhook?.close();
   });
 
   it('chooses the controller\u2019s own migration where the API server has no StorageVersionMigration API (the local control plane enables none)', async () => {

@@ -1,3 +1,4 @@
+import { CRDS_PATH as CRDS } from '../../kube/discovery';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { splitPem } from './certificates';
@@ -15,7 +16,6 @@ interface LiveCrd {
   spec?: { conversion?: { strategy?: string; webhook?: { clientConfig?: { caBundle?: string; url?: string; service?: unknown } } } };
 }
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 export class CaInjector {
   constructor(

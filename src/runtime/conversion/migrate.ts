@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { crdName, servedIdentities } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { hasVersions } from '../../core/versions';
+import { CRDS_PATH as CRDS } from '../../kube/discovery';
 import { KubeError, KubeRest } from '../../kube/rest';
+import { mapLimited } from '../limit';
 import { Logger } from '../log';
 import { Counter, Metrics } from '../metrics';
 
@@ -122,7 +125,6 @@ interface Crd {
   status?: { storedVersions?: string[] };
 }
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const GROUP = 'storagemigration.k8s.io';
 /** Newest first: GA from 1.37, beta from 1.35, alpha in 1.30-1.34. */
 const SVM_VERSIONS = ['v1', 'v1beta1', 'v1alpha1'] as const;
@@ -179,18 +181,7 @@ export async function keepMigratingStoredVersions(rest: KubeRest, options: Stora
 
 /** Waits `ms`; false if the signal stopped it first. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', stop);
-      resolve(true);
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener('abort', stop, { once: true });
-  });
+  return sleep(ms, true, { signal }).catch(() => false);
 }
 
 async function migrateCrd(
@@ -268,9 +259,11 @@ async function pruneStoredVersions(rest: KubeRest, migrated: Crd, storageVersion
   }
 }
 
-/** `/apis/<group>/<version>/<plural>`, cluster-wide. */
-function collectionPath(kind: AnyKind, version: string): string {
-  return `/apis/${kind.group}/${version}/${kind.plural}`;
+/** `/apis/<group>/<version>/<plural>`, cluster-wide, or one object's path under it. */
+function collectionPath(kind: AnyKind, version: string, object?: { namespace?: string; name: string }): string {
+  if (!object) return `/apis/${kind.group}/${version}/${kind.plural}`;
+  const namespace = object.namespace ? `/namespaces/${encodeURIComponent(object.namespace)}` : '';
+  return `/apis/${kind.group}/${version}${namespace}/${kind.plural}/${encodeURIComponent(object.name)}`;
 }
 
 /**
@@ -298,14 +291,13 @@ async function migrateObjects(rest: KubeRest, kind: AnyKind, crd: Crd, version: 
       }
       throw err;
     }
-    await inParallel(page.items, options.concurrency ?? 4, async (item) => {
+    await mapLimited(page.items, options.concurrency ?? 4, async (item) => {
       if (options.signal?.aborted) return;
       const object = { ...item, apiVersion: `${kind.group}/${version}`, kind: kind.kind };
       await options.beforeWrite?.(object);
       const { namespace, name } = object.metadata;
-      const path = `/apis/${kind.group}/${version}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${kind.plural}/${encodeURIComponent(name)}`;
       try {
-        await rest.request('PUT', path, { body: object, query: { fieldManager } });
+        await rest.request('PUT', collectionPath(kind, version, { namespace, name }), { body: object, query: { fieldManager } });
         count('migrated');
       } catch (err) {
         if (err instanceof KubeError && err.code === 409) count('conflicts');
@@ -321,14 +313,6 @@ async function migrateObjects(rest: KubeRest, kind: AnyKind, crd: Crd, version: 
     if (options.signal?.aborted) return;
     token = page.metadata?.continue || undefined;
   } while (token);
-}
-
-async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
 }
 
 /** The StorageVersionMigration API the cluster serves: its version of storagemigration.k8s.io. */
@@ -394,7 +378,7 @@ async function migrateByCluster(rest: KubeRest, api: StorageMigrationApi, crd: C
     if (!conditions.length && waited > (options.clusterStartTimeoutMs ?? 60_000)) return 'stalled';
     if (waited > (options.clusterTimeoutMs ?? 30 * 60_000)) throw new Error(`StorageVersionMigration ${name} did not succeed within ${Math.round(waited / 1000)} s`);
     if (options.signal?.aborted) throw new Error('stopped before the end');
-    await new Promise((resolve) => setTimeout(resolve, poll));
+    await sleep(poll);
   }
 }
 

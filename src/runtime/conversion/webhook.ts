@@ -1,10 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AnyKind } from '../../core/kind';
 import { KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateKeeper, CertificateOptions } from './certificates';
-import { versionedCrdNames } from '../../core/webhook';
 import { CaInjector } from './inject';
-import { WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
+import { versionedCrdNames, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
 import { ConversionServer } from './server';
 
 export interface ConversionWebhookOptions {
@@ -80,7 +80,7 @@ export class ConversionWebhook {
       } catch (err) {
         const delay = Math.min(30_000, 1000 * 2 ** attempt);
         this.log.warn('conversion webhook not serving yet; retrying', { retryInMs: delay, error: err as Error });
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await sleep(delay);
       }
     }
     return false;
