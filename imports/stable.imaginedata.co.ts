@@ -13,7 +13,7 @@ export class Database extends ApiObject {
    * Returns the apiVersion and kind for "Database"
    */
   public static readonly GVK: GroupVersionKind = {
-    apiVersion: 'stable.imaginedata.co/v1',
+    apiVersion: 'stable.imaginedata.co/v2',
     kind: 'Database',
   }
 
@@ -142,7 +142,7 @@ export interface DatabaseSpec {
   /**
    * Size of each replica’s data volume (and of the backup volume), as a quantity such as 50G or 10Gi. It cannot change later.
    *
-   * @schema DatabaseSpec#storage-size
+   * @schema DatabaseSpec#storageSize
    */
   readonly storageSize: any;
 }
@@ -160,7 +160,7 @@ export function toJson_DatabaseSpec(obj: DatabaseSpec | undefined): Record<strin
     'name': obj.name,
     'port': obj.port,
     'replicas': obj.replicas,
-    'storage-size': obj.storageSize,
+    'storageSize': obj.storageSize,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -209,6 +209,219 @@ export function toJson_DatabaseSpecBackup(obj: DatabaseSpecBackup | undefined): 
  * @schema DatabaseSpecDeletionPolicy
  */
 export enum DatabaseSpecDeletionPolicy {
+  /** Snapshot */
+  SNAPSHOT = "Snapshot",
+  /** Delete */
+  DELETE = "Delete",
+}
+
+
+/**
+ * Database runs a PostgreSQL instance in a StatefulSet, creates its database, backs it up on a schedule, upgrades it after a dump, and takes a final snapshot before its data is deleted.
+ *
+ * @schema DatabaseV1
+ */
+export class DatabaseV1 extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "DatabaseV1"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'stable.imaginedata.co/v1',
+    kind: 'Database',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "DatabaseV1".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: DatabaseV1Props): any {
+    return {
+      ...DatabaseV1.GVK,
+      ...toJson_DatabaseV1Props(props),
+    };
+  }
+
+  /**
+   * Defines a "DatabaseV1" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: DatabaseV1Props) {
+    super(scope, id, {
+      ...DatabaseV1.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...DatabaseV1.GVK,
+      ...toJson_DatabaseV1Props(resolved),
+    };
+  }
+}
+
+/**
+ * Database runs a PostgreSQL instance in a StatefulSet, creates its database, backs it up on a schedule, upgrades it after a dump, and takes a final snapshot before its data is deleted.
+ *
+ * @schema DatabaseV1
+ */
+export interface DatabaseV1Props {
+  /**
+   * @schema DatabaseV1#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.
+   *
+   * @schema DatabaseV1#spec
+   */
+  readonly spec: DatabaseV1Spec;
+}
+
+/**
+ * Converts an object of type 'DatabaseV1Props' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_DatabaseV1Props(obj: DatabaseV1Props | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_DatabaseV1Spec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.
+ *
+ * @schema DatabaseV1Spec
+ */
+export interface DatabaseV1Spec {
+  /**
+   * Scheduled backups with pg_dump into the backup volume `<name>-backup`, which outlives the Database.
+   *
+   * @schema DatabaseV1Spec#backup
+   */
+  readonly backup?: DatabaseV1SpecBackup;
+
+  /**
+   * What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.
+   *
+   * @schema DatabaseV1Spec#deletionPolicy
+   */
+  readonly deletionPolicy?: DatabaseV1SpecDeletionPolicy;
+
+  /**
+   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
+   *
+   * @schema DatabaseV1Spec#image
+   */
+  readonly image?: string;
+
+  /**
+   * Name of the database to create inside PostgreSQL, e.g. name-of-database: any text of at most 63 bytes without NUL; it is always quoted, so "-", spaces and capitals are kept as written. It cannot change later.
+   *
+   * @schema DatabaseV1Spec#name
+   */
+  readonly name: string;
+
+  /**
+   * TCP port PostgreSQL listens on and the Service exposes.
+   *
+   * @schema DatabaseV1Spec#port
+   */
+  readonly port?: number;
+
+  /**
+   * Number of PostgreSQL servers: one primary (the Service <name>, read-write) and replicas - 1 hot standbys streaming from it (the Service <name>-readonly). Failover is manual.
+   *
+   * @schema DatabaseV1Spec#replicas
+   */
+  readonly replicas?: number;
+
+  /**
+   * Size of each replica’s data volume (and of the backup volume), as a quantity such as 50G or 10Gi. It cannot change later.
+   *
+   * @schema DatabaseV1Spec#storage-size
+   */
+  readonly storageSize: any;
+}
+
+/**
+ * Converts an object of type 'DatabaseV1Spec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_DatabaseV1Spec(obj: DatabaseV1Spec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'backup': toJson_DatabaseV1SpecBackup(obj.backup),
+    'deletionPolicy': obj.deletionPolicy,
+    'image': obj.image,
+    'name': obj.name,
+    'port': obj.port,
+    'replicas': obj.replicas,
+    'storage-size': obj.storageSize,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Scheduled backups with pg_dump into the backup volume `<name>-backup`, which outlives the Database.
+ *
+ * @schema DatabaseV1SpecBackup
+ */
+export interface DatabaseV1SpecBackup {
+  /**
+   * How many scheduled backups to keep; older ones are deleted after each new backup.
+   *
+   * @schema DatabaseV1SpecBackup#retention
+   */
+  readonly retention?: number;
+
+  /**
+   * When to take a backup, as a cron expression of five fields (minute hour day-of-month month day-of-week, e.g. "0 3 * * *" for 03:00 every night, in the cluster’s time zone) or a macro such as @daily.
+   *
+   * @schema DatabaseV1SpecBackup#schedule
+   */
+  readonly schedule: string;
+}
+
+/**
+ * Converts an object of type 'DatabaseV1SpecBackup' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_DatabaseV1SpecBackup(obj: DatabaseV1SpecBackup | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'retention': obj.retention,
+    'schedule': obj.schedule,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.
+ *
+ * @schema DatabaseV1SpecDeletionPolicy
+ */
+export enum DatabaseV1SpecDeletionPolicy {
   /** Snapshot */
   SNAPSHOT = "Snapshot",
   /** Delete */

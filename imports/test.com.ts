@@ -13,7 +13,7 @@ export class CopyratorRule extends ApiObject {
    * Returns the apiVersion and kind for "CopyratorRule"
    */
   public static readonly GVK: GroupVersionKind = {
-    apiVersion: 'test.com/v1',
+    apiVersion: 'test.com/v2',
     kind: 'CopyratorRule',
   }
 
@@ -24,7 +24,7 @@ export class CopyratorRule extends ApiObject {
    *
    * @param props initialization props
    */
-  public static manifest(props: CopyratorRuleProps = {}): any {
+  public static manifest(props: CopyratorRuleProps): any {
     return {
       ...CopyratorRule.GVK,
       ...toJson_CopyratorRuleProps(props),
@@ -37,7 +37,7 @@ export class CopyratorRule extends ApiObject {
    * @param id a scope-local name for the object
    * @param props initialization props
    */
-  public constructor(scope: Construct, id: string, props: CopyratorRuleProps = {}) {
+  public constructor(scope: Construct, id: string, props: CopyratorRuleProps) {
     super(scope, id, {
       ...CopyratorRule.GVK,
       ...props,
@@ -69,39 +69,11 @@ export interface CopyratorRuleProps {
   readonly metadata?: ApiObjectMetadata;
 
   /**
-   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
-   *
-   * @schema CopyratorRule#namespace
-   */
-  readonly namespace?: any;
-
-  /**
-   * More namespaces to copy from, beside namespace.
-   *
-   * @schema CopyratorRule#namespaces
-   */
-  readonly namespaces?: string[];
-
-  /**
-   * What to copy: configmap or secret.
-   *
-   * @schema CopyratorRule#ruleType
-   */
-  readonly ruleType?: CopyratorRuleRuleType;
-
-  /**
-   * Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.
-   *
-   * @schema CopyratorRule#selector
-   */
-  readonly selector?: { [key: string]: string };
-
-  /**
    * Which ConfigMaps or Secrets to copy, from where, and into which namespaces.
    *
    * @schema CopyratorRule#spec
    */
-  readonly spec?: CopyratorRuleSpec;
+  readonly spec: CopyratorRuleSpec;
 }
 
 /**
@@ -112,28 +84,12 @@ export function toJson_CopyratorRuleProps(obj: CopyratorRuleProps | undefined): 
   if (obj === undefined) { return undefined; }
   const result = {
     'metadata': obj.metadata,
-    'namespace': obj.namespace,
-    'namespaces': obj.namespaces?.map(y => y),
-    'ruleType': obj.ruleType,
-    'selector': ((obj.selector) === undefined) ? undefined : (Object.entries(obj.selector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
     'spec': toJson_CopyratorRuleSpec(obj.spec),
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * What to copy: configmap or secret.
- *
- * @schema CopyratorRuleRuleType
- */
-export enum CopyratorRuleRuleType {
-  /** configmap */
-  CONFIGMAP = "configmap",
-  /** secret */
-  SECRET = "secret",
-}
 
 /**
  * Which ConfigMaps or Secrets to copy, from where, and into which namespaces.
@@ -149,13 +105,6 @@ export interface CopyratorRuleSpec {
   readonly excludeNamespaces?: string[];
 
   /**
-   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
-   *
-   * @schema CopyratorRuleSpec#namespace
-   */
-  readonly namespace?: any;
-
-  /**
    * Copy only into namespaces carrying all these labels.
    *
    * @schema CopyratorRuleSpec#namespaceSelector
@@ -163,7 +112,7 @@ export interface CopyratorRuleSpec {
   readonly namespaceSelector?: { [key: string]: string };
 
   /**
-   * More namespaces to copy from, beside namespace.
+   * The namespaces to copy from; default: the rule’s own namespace.
    *
    * @schema CopyratorRuleSpec#namespaces
    */
@@ -199,7 +148,6 @@ export function toJson_CopyratorRuleSpec(obj: CopyratorRuleSpec | undefined): Re
   if (obj === undefined) { return undefined; }
   const result = {
     'excludeNamespaces': obj.excludeNamespaces?.map(y => y),
-    'namespace': obj.namespace,
     'namespaceSelector': ((obj.namespaceSelector) === undefined) ? undefined : (Object.entries(obj.namespaceSelector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
     'namespaces': obj.namespaces?.map(y => y),
     'ruleType': obj.ruleType,
@@ -217,6 +165,227 @@ export function toJson_CopyratorRuleSpec(obj: CopyratorRuleSpec | undefined): Re
  * @schema CopyratorRuleSpecRuleType
  */
 export enum CopyratorRuleSpecRuleType {
+  /** configmap */
+  CONFIGMAP = "configmap",
+  /** secret */
+  SECRET = "secret",
+}
+
+
+/**
+ * CopyratorRule copies the ConfigMaps or Secrets that match a label selector from source namespaces into other namespaces and keeps the copies in step.
+ *
+ * @schema CopyratorRuleV1
+ */
+export class CopyratorRuleV1 extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "CopyratorRuleV1"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'test.com/v1',
+    kind: 'CopyratorRule',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "CopyratorRuleV1".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: CopyratorRuleV1Props = {}): any {
+    return {
+      ...CopyratorRuleV1.GVK,
+      ...toJson_CopyratorRuleV1Props(props),
+    };
+  }
+
+  /**
+   * Defines a "CopyratorRuleV1" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: CopyratorRuleV1Props = {}) {
+    super(scope, id, {
+      ...CopyratorRuleV1.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...CopyratorRuleV1.GVK,
+      ...toJson_CopyratorRuleV1Props(resolved),
+    };
+  }
+}
+
+/**
+ * CopyratorRule copies the ConfigMaps or Secrets that match a label selector from source namespaces into other namespaces and keeps the copies in step.
+ *
+ * @schema CopyratorRuleV1
+ */
+export interface CopyratorRuleV1Props {
+  /**
+   * @schema CopyratorRuleV1#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
+   *
+   * @schema CopyratorRuleV1#namespace
+   */
+  readonly namespace?: any;
+
+  /**
+   * More namespaces to copy from, beside namespace (or the rule’s own namespace when namespace is not set).
+   *
+   * @schema CopyratorRuleV1#namespaces
+   */
+  readonly namespaces?: string[];
+
+  /**
+   * What to copy: configmap or secret.
+   *
+   * @schema CopyratorRuleV1#ruleType
+   */
+  readonly ruleType?: CopyratorRuleV1RuleType;
+
+  /**
+   * Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.
+   *
+   * @schema CopyratorRuleV1#selector
+   */
+  readonly selector?: { [key: string]: string };
+
+  /**
+   * Which ConfigMaps or Secrets to copy, from where, and into which namespaces.
+   *
+   * @schema CopyratorRuleV1#spec
+   */
+  readonly spec?: CopyratorRuleV1Spec;
+}
+
+/**
+ * Converts an object of type 'CopyratorRuleV1Props' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_CopyratorRuleV1Props(obj: CopyratorRuleV1Props | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'namespace': obj.namespace,
+    'namespaces': obj.namespaces?.map(y => y),
+    'ruleType': obj.ruleType,
+    'selector': ((obj.selector) === undefined) ? undefined : (Object.entries(obj.selector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'spec': toJson_CopyratorRuleV1Spec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What to copy: configmap or secret.
+ *
+ * @schema CopyratorRuleV1RuleType
+ */
+export enum CopyratorRuleV1RuleType {
+  /** configmap */
+  CONFIGMAP = "configmap",
+  /** secret */
+  SECRET = "secret",
+}
+
+/**
+ * Which ConfigMaps or Secrets to copy, from where, and into which namespaces.
+ *
+ * @schema CopyratorRuleV1Spec
+ */
+export interface CopyratorRuleV1Spec {
+  /**
+   * Never copy into these namespaces.
+   *
+   * @schema CopyratorRuleV1Spec#excludeNamespaces
+   */
+  readonly excludeNamespaces?: string[];
+
+  /**
+   * The namespace to copy from, or a list of them; defaults to the rule’s own namespace.
+   *
+   * @schema CopyratorRuleV1Spec#namespace
+   */
+  readonly namespace?: any;
+
+  /**
+   * Copy only into namespaces carrying all these labels.
+   *
+   * @schema CopyratorRuleV1Spec#namespaceSelector
+   */
+  readonly namespaceSelector?: { [key: string]: string };
+
+  /**
+   * More namespaces to copy from, beside namespace (or the rule’s own namespace when namespace is not set).
+   *
+   * @schema CopyratorRuleV1Spec#namespaces
+   */
+  readonly namespaces?: string[];
+
+  /**
+   * What to copy: configmap or secret.
+   *
+   * @schema CopyratorRuleV1Spec#ruleType
+   */
+  readonly ruleType: CopyratorRuleV1SpecRuleType;
+
+  /**
+   * Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.
+   *
+   * @schema CopyratorRuleV1Spec#selector
+   */
+  readonly selector: { [key: string]: string };
+
+  /**
+   * Copy only into these namespaces; default: every Active namespace but the sources and kube-*.
+   *
+   * @schema CopyratorRuleV1Spec#targetNamespaces
+   */
+  readonly targetNamespaces?: string[];
+}
+
+/**
+ * Converts an object of type 'CopyratorRuleV1Spec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_CopyratorRuleV1Spec(obj: CopyratorRuleV1Spec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'excludeNamespaces': obj.excludeNamespaces?.map(y => y),
+    'namespace': obj.namespace,
+    'namespaceSelector': ((obj.namespaceSelector) === undefined) ? undefined : (Object.entries(obj.namespaceSelector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'namespaces': obj.namespaces?.map(y => y),
+    'ruleType': obj.ruleType,
+    'selector': ((obj.selector) === undefined) ? undefined : (Object.entries(obj.selector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'targetNamespaces': obj.targetNamespaces?.map(y => y),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What to copy: configmap or secret.
+ *
+ * @schema CopyratorRuleV1SpecRuleType
+ */
+export enum CopyratorRuleV1SpecRuleType {
   /** configmap */
   CONFIGMAP = "configmap",
   /** secret */

@@ -49,7 +49,7 @@ describe('cdk8s-operators render', () => {
     ['text that is not YAML', 'spec: [unclosed\n', /standard input is not valid YAML: .*line 2, column 1$/],
     ['a YAML list instead of an object', '- a\n- b\n', /expected a Kubernetes object \(a YAML mapping\), got a list$/],
     ['an unknown kind', 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n', /unknown kind Pod in apiVersion v1; expected one of ExchangeRate \(operators\.brennerm\.github\.io\/v1\)/],
-    ['a group no kind is served in', 'apiVersion: stable.imaginedata.org/v1\nkind: Database\nmetadata: {name: x}\n', /unknown kind Database in apiVersion stable\.imaginedata\.org\/v1; .*Database \(stable\.imaginedata\.com\/v1 or stable\.imaginedata\.co\/v1\)/],
+    ['a group no kind is served in', 'apiVersion: stable.imaginedata.org/v1\nkind: Database\nmetadata: {name: x}\n', /unknown kind Database in apiVersion stable\.imaginedata\.org\/v1; .*Database \(stable\.imaginedata\.com\/v2 or stable\.imaginedata\.com\/v1 or stable\.imaginedata\.co\/v2 or stable\.imaginedata\.co\/v1\)/],
     ['an invalid spec', exchangeRate('{currency: XYZ}'), /ExchangeRate chf is invalid: spec\.currency: must be one of "CAD", .*got "XYZ"$/],
     ['a missing spec field', exchangeRate('{base: USD}'), /ExchangeRate chf is invalid: spec\.currency: is required$/],
     ['a missing name', 'apiVersion: kool.karmalabs.local/v1\nkind: Guitar\nmetadata: {}\nspec: {brand: x}\n', /metadata\.name is required$/],

@@ -203,7 +203,7 @@ describe('the app built from them', () => {
 
   it('names every group of a kind when an apiVersion is unknown', () => {
     expect(problemsOf(folderWith({ 'a.yaml': 'apiVersion: flant.io/v1\nkind: CopyratorRule\nmetadata: {name: c, namespace: team-a}\n' }))).toEqual([
-      expect.stringContaining('CopyratorRule (test.com/v1 or flant.com/v1)'),
+      expect.stringContaining('CopyratorRule (test.com/v2 or test.com/v1 or flant.com/v2 or flant.com/v1)'),
     ]);
   });
 

@@ -1,6 +1,8 @@
 import { validateResource } from '../../src/core/kind';
 import { renderChildren } from '../../src/core/render';
-import { COPIED_FROM_ANNOTATION, CopyratorSpec, copyratorKind, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
+import { KubeJson } from '../../src/core/kind';
+import { convertObject } from '../../src/core/versions';
+import { COPIED_FROM_ANNOTATION, CopyratorSpec, CopyratorSpecV1, copyratorKind, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
 
 const rule = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'shared', namespace: 'src' }, spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } };
 const configMap = (name: string, extra: Partial<SourceObject> = {}): SourceObject => ({
@@ -41,7 +43,11 @@ describe('CopyratorRule copies', () => {
 });
 
 describe('CopyratorRule namespaces', () => {
-  const spec = (extra: Partial<CopyratorSpec> = {}): CopyratorSpec => ({ ruleType: 'configmap', selector: { a: 'b' }, ...extra });
+  /** The v2 spec of a v1 rule in namespace src, as the conversion gives it. */
+  const spec = (extra: Partial<CopyratorSpecV1> = {}): CopyratorSpec => {
+    const v1 = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'src' }, spec: { ruleType: 'configmap', selector: { a: 'b' }, ...extra } };
+    return convertObject(copyratorKind, v1 as KubeJson, 'v2').spec as CopyratorSpec;
+  };
   const all = [
     { name: 'src' },
     { name: 'default' },
@@ -72,16 +78,16 @@ describe('CopyratorRule namespaces', () => {
 });
 
 describe('CopyratorRule layouts', () => {
-  it('reads the original top-level layout into the canonical spec', () => {
+  it('reads the original top-level layout into v2\u2019s spec', () => {
     const legacy = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' };
-    expect(validateResource(copyratorKind, legacy)).toEqual({ ok: true, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } });
+    expect(validateResource(copyratorKind, legacy)).toEqual({ ok: true, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, namespaces: ['default'] } });
   });
   it('refuses a top-level namespace beside spec in the controller, which the API server\u2019s CEL cannot see (untyped), rather than drop it', () => {
     const both = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, spec: { ruleType: 'configmap', selector: { a: 'b' } }, namespace: ['x'] };
     expect(validateResource(copyratorKind, both)).toEqual({ ok: false, errors: [{ field: 'spec', message: 'use spec or the top-level fields (ruleType, selector, namespace, namespaces), not both' }] });
   });
-  it('reads a clone\u2019s namespace list at the top level as it is', () => {
+  it('reads a clone\u2019s namespace list at the top level into v2\u2019s namespaces', () => {
     const clone = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'r', namespace: 'n' }, ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] };
-    expect(validateResource(copyratorKind, clone)).toEqual({ ok: true, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'default2'] } });
+    expect(validateResource(copyratorKind, clone)).toEqual({ ok: true, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespaces: ['default', 'default2'] } });
   });
 });

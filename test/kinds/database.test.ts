@@ -522,7 +522,7 @@ describe('Database children', () => {
     it('has the SampleDB identity and a snapshot finalizer', () => {
       expect(databaseKind).toMatchObject({
         group: 'stable.imaginedata.com',
-        version: 'v1',
+        version: 'v2',
         kind: 'Database',
         plural: 'databases',
         singular: 'database',
@@ -552,7 +552,8 @@ describe('Database children', () => {
 
     it('defaults port, image, replicas, deletionPolicy and backup retention', () => {
       expect(database({ ...minimal, backup: { schedule: '@daily' } }).spec).toEqual({
-        ...minimal,
+        name: 'orders',
+        storageSize: '1Gi',
         port: 5432,
         image: 'postgres:17',
         replicas: 1,
@@ -570,7 +571,7 @@ describe('Database children', () => {
       expect(result.ok && result.spec).toEqual({
         name: 'orders',
         port: 5432,
-        'storage-size': '1Gi',
+        storageSize: '1Gi',
         image: 'postgres:17',
         replicas: 2,
         backup: { schedule: '0 3 * * *', retention: 7 },

@@ -7,10 +7,32 @@ const namespaceList = (description: string) => s.array(namespaceName('A namespac
 const labelMap = (description: string, minProperties?: number) =>
   s.map(s.string({ description: 'A label value.', maxLength: 63 }), { description, ...(minProperties ? { minProperties } : {}) });
 
-/** The fields the original operator's sample rule put at the top level; here they also live under spec. */
-export const sourceFields = {
-  ruleType: s.enum(['configmap', 'secret'], { description: 'What to copy: configmap or secret.' }),
-  selector: labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1),
+const narrowingFields = {
+  targetNamespaces: s.optional(namespaceList('Copy only into these namespaces; default: every Active namespace but the sources and kube-*.')),
+  namespaceSelector: s.optional(labelMap('Copy only into namespaces carrying all these labels.')),
+  excludeNamespaces: s.optional(namespaceList('Never copy into these namespaces.')),
+};
+const ruleType = s.enum(['configmap', 'secret'], { description: 'What to copy: configmap or secret.' });
+const selector = labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1);
+
+/** v2, the hub: every field under spec, the sources in one list. */
+export const copyratorSpec = s.object(
+  {
+    ruleType,
+    selector,
+    // v1 could name 256 in namespace, 256 in namespaces, and the rule's own namespace beside them.
+    namespaces: s.optional(
+      s.array(namespaceName('A namespace name.'), { description: 'The namespaces to copy from; default: the rule\u2019s own namespace.', unique: true, minItems: 1, maxItems: 513 }),
+    ),
+    ...narrowingFields,
+  },
+  { description: 'Which ConfigMaps or Secrets to copy, from where, and into which namespaces.' },
+);
+
+/** v1: the fields the original operator's sample rule put at the top level; here they also live under spec. */
+export const sourceFieldsV1 = {
+  ruleType,
+  selector,
   // One clone of the original operator wrote a list here (namespace: ["default", "default2"]).
   namespace: s.optional(
     s.stringOrList(namespaceName('A namespace to copy from.'), {
@@ -19,16 +41,12 @@ export const sourceFields = {
       maxItems: 256,
     }),
   ),
-  namespaces: s.optional(namespaceList('More namespaces to copy from, beside namespace.')),
+  namespaces: s.optional(namespaceList('More namespaces to copy from, beside namespace (or the rule\u2019s own namespace when namespace is not set).')),
 };
 
-export const copyratorSpec = s.object(
-  {
-    ...sourceFields,
-    targetNamespaces: s.optional(namespaceList('Copy only into these namespaces; default: every Active namespace but the sources and kube-*.')),
-    namespaceSelector: s.optional(labelMap('Copy only into namespaces carrying all these labels.')),
-    excludeNamespaces: s.optional(namespaceList('Never copy into these namespaces.')),
-  },
+/** v1's spec, as the original operator and its clones wrote it. */
+export const copyratorSpecV1 = s.object(
+  { ...sourceFieldsV1, ...narrowingFields },
   {
     description: 'Which ConfigMaps or Secrets to copy, from where, and into which namespaces.',
     rules: [
@@ -57,4 +75,5 @@ export const copyratorStatus = s.object(
 );
 
 export type CopyratorSpec = Infer<typeof copyratorSpec>;
+export type CopyratorSpecV1 = Infer<typeof copyratorSpecV1>;
 export type CopyratorStatus = Infer<typeof copyratorStatus>;

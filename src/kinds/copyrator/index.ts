@@ -1,9 +1,9 @@
 import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { SECRET_COPY } from '../../core/secret-copy';
-import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus, sourceFields } from './api';
+import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus } from './api';
 import { copyratorController, CopyratorObservation } from './controller';
-import { layoutRules, specOfRule } from './layout';
 import { copyratorMonitoring } from './monitoring';
+import { copyratorV1 } from './v1';
 
 export * from './api';
 export * from './sources';
@@ -14,7 +14,9 @@ export * from './namespaces';
 export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {
   group: 'test.com',
   extraGroups: ['flant.com'],
-  version: 'v1',
+  version: 'v2',
+  // v1 keeps the original's layouts; v2 puts every field under spec (docs/kinds/copyrator.md).
+  olderVersions: [copyratorV1],
   kind: 'CopyratorRule',
   plural: 'copyrators',
   singular: 'copyrator',
@@ -23,9 +25,6 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   description: 'CopyratorRule copies the ConfigMaps or Secrets that match a label selector from source namespaces into other namespaces and keeps the copies in step.',
   spec: copyratorSpec,
   status: copyratorStatus,
-  legacyTopLevel: sourceFields,
-  objectRules: layoutRules,
-  specOf: specOfRule,
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.ruleType', description: 'What the rule copies.' },
     { name: 'Copies', type: 'integer', jsonPath: '.status.copies', description: 'How many copies the rule manages.' },

@@ -1,6 +1,6 @@
 import { ObjectRule } from '../../core/kind';
 import { schemaOf } from '../../schema';
-import { sourceFields } from './api';
+import { sourceFieldsV1 as sourceFields } from './api';
 
 const LEGACY_FIELDS = Object.keys(sourceFields);
 /** CEL sees only typed fields: `namespace` (a string or a list, so untyped) is checked by the controller alone. */

@@ -1,4 +1,3 @@
-import { asList } from '../../schema';
 import { CopyratorSpec } from './api';
 
 /** A namespace as the rule sees it. */
@@ -8,10 +7,9 @@ export interface NamespaceInfo {
   readonly phase?: string;
 }
 
-/** The namespaces the rule copies from: every one `namespace` names (one or a list) and `namespaces`. */
+/** The namespaces the rule copies from: `namespaces`, or the rule's own. */
 export function sourceNamespaces(spec: CopyratorSpec, ruleNamespace: string): string[] {
-  const named = spec.namespace === undefined ? [ruleNamespace] : asList(spec.namespace);
-  return [...new Set([...named, ...(spec.namespaces ?? [])])].sort();
+  return [...new Set(spec.namespaces ?? [ruleNamespace])].sort();
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ValidationCases } from '../../core/validation-cases';
 
-/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
-export const validationCases: ValidationCases = {
+/** v1 objects, in both of the original's layouts, that the API server and the controller must both accept, and both refuse naming the field. */
+export const olderValidationCases: ValidationCases[] = [{
+  version: 'v1',
   valid: [
     { name: 'a ConfigMap rule under spec', body: { spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } } },
     { name: 'the original sample rule with top-level fields', body: { ruleType: 'secret', selector: { copyrator: 'true' }, namespace: 'default' } },
@@ -51,5 +52,22 @@ export const validationCases: ValidationCases = {
       field: 'spec',
     },
     { name: 'neither layout', body: {}, field: 'ruleType' },
+  ],
+}];
+
+/** v2, the hub: every field under spec, the sources in namespaces. */
+export const validationCases: ValidationCases = {
+  valid: [
+    { name: 'a ConfigMap rule', body: { spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } } },
+    { name: 'sources and every narrowing field', body: { spec: { ruleType: 'secret', selector: { team: 'a' }, namespaces: ['src-a', 'src-b'], targetNamespaces: ['dst-a'], namespaceSelector: { env: 'prod' }, excludeNamespaces: ['dst-b'] } } },
+    // v1 never refused a source named as a target in `namespace`; v2 keeps taking it (a source is never a target).
+    { name: 'a source that is also named a target', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: ['x'], targetNamespaces: ['x'] } } },
+  ],
+  invalid: [
+    { name: 'no spec', body: {}, field: 'spec' },
+    { name: 'an empty list of namespaces', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: [] } }, field: 'spec.namespaces' },
+    { name: 'a namespace with capitals', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: ['Prod'] } }, field: 'spec.namespaces[0]' },
+    { name: 'namespaces as a string', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: 'default' } }, field: 'spec.namespaces' },
+    { name: 'an empty selector', body: { spec: { ruleType: 'configmap', selector: {} } }, field: 'spec.selector' },
   ],
 };

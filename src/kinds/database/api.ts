@@ -1,5 +1,5 @@
 import { commonStatusProperties } from '../../core/status';
-import { Infer, matchesRule, s } from '../../schema';
+import { Infer, matchesRule, Rule, s } from '../../schema';
 
 /** The engine the kind runs by default; the Jobs use this image's own tools (psql, pg_dump). */
 export const DEFAULT_IMAGE = 'postgres:17';
@@ -86,70 +86,92 @@ export const backupSpec = s.object(
   },
 );
 
+const STORAGE_DESCRIPTION = 'Size of each replica\u2019s data volume (and of the backup volume), as a quantity such as 50G or 10Gi. It cannot change later.';
+const storageSizeNote = (field: string) =>
+  `${field} cannot change: a StatefulSet\u2019s volume claims are fixed when it is created; expand the PersistentVolumeClaims data-<name>-<n> instead`;
+
+/** Every field but the storage size, whose name differs between v1 and v2. */
+const databaseFields = {
+  name: s.string({
+    description:
+      'Name of the database to create inside PostgreSQL, e.g. name-of-database: any text of at most 63 bytes without NUL; it is always quoted, so "-", spaces and capitals are kept as written. It cannot change later.',
+    minLength: 1,
+    maxLength: MAX_DATABASE_NAME_BYTES,
+    pattern: DATABASE_NAME_PATTERN,
+    patternHint: 'text without a NUL character',
+  }),
+  port: s.integer({ description: 'TCP port PostgreSQL listens on and the Service exposes.', minimum: 1, maximum: 65535, default: 5432 }),
+  image: s.string({
+    description:
+      'PostgreSQL container image, any image reference with PostgreSQL\u2019s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.',
+    default: DEFAULT_IMAGE,
+    minLength: 1,
+    maxLength: 512,
+  }),
+  replicas: s.integer({
+    description: 'Number of PostgreSQL servers: one primary (the Service <name>, read-write) and replicas - 1 hot standbys streaming from it (the Service <name>-readonly). Failover is manual.',
+    minimum: 1,
+    default: 1,
+  }),
+  backup: s.optional(backupSpec),
+  deletionPolicy: s.enum(DELETION_POLICIES, {
+    description: 'What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.',
+    default: 'Snapshot',
+  }),
+};
+
+/** The rules on those fields, the same in every version. */
+function databaseRules<T extends { name: string; image: string }>(): Rule<T>[] {
+  return [
+    matchesRule('image', IMAGE_REFERENCE_PATTERN, 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>'),
+    {
+      // maxLength counts characters; PostgreSQL counts bytes (an é is two).
+      cel: `bytes(self.name).size() <= ${MAX_DATABASE_NAME_BYTES}`,
+      message: `name must be at most ${MAX_DATABASE_NAME_BYTES} bytes in UTF-8, PostgreSQL\u2019s limit for an identifier`,
+      fieldPath: '.name',
+      holds: (self) => Buffer.byteLength(self.name, 'utf8') <= MAX_DATABASE_NAME_BYTES,
+    },
+    // A transition rule: the API server checks it on updates only, against the stored
+    // object; the controller never sees the old object, so its TypeScript side cannot fail.
+    {
+      cel: 'self.name == oldSelf.name',
+      message: 'name cannot change: the database is created once, and backups would silently switch to a new, empty one',
+      fieldPath: '.name',
+      holds: () => true,
+    },
+    {
+      cel: `!(self.name in [${RESERVED_DATABASES.map((n) => `'${n}'`).join(', ')}])`,
+      message: `name must not be one of PostgreSQL\u2019s template databases (${RESERVED_DATABASES.join(', ')})`,
+      fieldPath: '.name',
+      holds: (self) => !(RESERVED_DATABASES as readonly string[]).includes(self.name),
+    },
+  ];
+}
+
+const DATABASE_DESCRIPTION = 'The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.';
+
+/** v2, the hub: Kubernetes' field naming (`storageSize`). */
 export const databaseSpec = s.object(
+  { ...databaseFields, storageSize: s.quantity({ description: STORAGE_DESCRIPTION }) },
   {
-    name: s.string({
-      description:
-        'Name of the database to create inside PostgreSQL, e.g. name-of-database: any text of at most 63 bytes without NUL; it is always quoted, so "-", spaces and capitals are kept as written. It cannot change later.',
-      minLength: 1,
-      maxLength: MAX_DATABASE_NAME_BYTES,
-      pattern: DATABASE_NAME_PATTERN,
-      patternHint: 'text without a NUL character',
-    }),
-    port: s.integer({ description: 'TCP port PostgreSQL listens on and the Service exposes.', minimum: 1, maximum: 65535, default: 5432 }),
-    'storage-size': s.quantity({
-      description: 'Size of each replica\u2019s data volume (and of the backup volume), as a quantity such as 50G or 10Gi. It cannot change later.',
-    }),
-    image: s.string({
-      description:
-        'PostgreSQL container image, any image reference with PostgreSQL\u2019s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.',
-      default: DEFAULT_IMAGE,
-      minLength: 1,
-      maxLength: 512,
-    }),
-    replicas: s.integer({
-      description: 'Number of PostgreSQL servers: one primary (the Service <name>, read-write) and replicas - 1 hot standbys streaming from it (the Service <name>-readonly). Failover is manual.',
-      minimum: 1,
-      default: 1,
-    }),
-    backup: s.optional(backupSpec),
-    deletionPolicy: s.enum(DELETION_POLICIES, {
-      description: 'What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.',
-      default: 'Snapshot',
-    }),
-  },
-  {
-    description: 'The PostgreSQL database to run, its storage, backups and what to do with its data on deletion.',
+    description: DATABASE_DESCRIPTION,
     rules: [
-      matchesRule('image', IMAGE_REFERENCE_PATTERN, 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>'),
-      {
-        // maxLength counts characters; PostgreSQL counts bytes (an é is two).
-        cel: `bytes(self.name).size() <= ${MAX_DATABASE_NAME_BYTES}`,
-        message: `name must be at most ${MAX_DATABASE_NAME_BYTES} bytes in UTF-8, PostgreSQL\u2019s limit for an identifier`,
-        fieldPath: '.name',
-        holds: (self) => Buffer.byteLength(self.name, 'utf8') <= MAX_DATABASE_NAME_BYTES,
-      },
-      // Transition rules: the API server checks them on updates only, against the stored
-      // object; the controller never sees the old object, so their TypeScript side cannot fail.
-      {
-        cel: 'self.name == oldSelf.name',
-        message: 'name cannot change: the database is created once, and backups would silently switch to a new, empty one',
-        fieldPath: '.name',
-        holds: () => true,
-      },
-      {
-        // CEL spells "-" in a field name as __dash__.
-        cel: 'self.storage__dash__size == oldSelf.storage__dash__size',
-        message: 'storage-size cannot change: a StatefulSet\u2019s volume claims are fixed when it is created; expand the PersistentVolumeClaims data-<name>-<n> instead',
-        fieldPath: '.storage-size',
-        holds: () => true,
-      },
-      {
-        cel: `!(self.name in [${RESERVED_DATABASES.map((n) => `'${n}'`).join(', ')}])`,
-        message: `name must not be one of PostgreSQL\u2019s template databases (${RESERVED_DATABASES.join(', ')})`,
-        fieldPath: '.name',
-        holds: (self) => !(RESERVED_DATABASES as readonly string[]).includes(self.name),
-      },
+      ...databaseRules(),
+      // A transition rule: the API server checks it on updates only, against the stored object.
+      { cel: 'self.storageSize == oldSelf.storageSize', message: storageSizeNote('storageSize'), fieldPath: '.storageSize', holds: () => true },
+    ],
+  },
+);
+
+/** v1, the original's: `storage-size`. */
+export const databaseSpecV1 = s.object(
+  { ...databaseFields, 'storage-size': s.quantity({ description: STORAGE_DESCRIPTION }) },
+  {
+    description: DATABASE_DESCRIPTION,
+    rules: [
+      ...databaseRules(),
+      // CEL spells "-" in a field name as __dash__.
+      { cel: 'self.storage__dash__size == oldSelf.storage__dash__size', message: storageSizeNote('storage-size'), fieldPath: '.storage-size', holds: () => true },
     ],
   },
 );
@@ -174,5 +196,6 @@ export const databaseStatus = s.object(
 );
 
 export type DatabaseSpec = Infer<typeof databaseSpec>;
+export type DatabaseSpecV1 = Infer<typeof databaseSpecV1>;
 export type BackupSpec = Infer<typeof backupSpec>;
 export type DatabaseStatus = Infer<typeof databaseStatus>;

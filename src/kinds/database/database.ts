@@ -48,13 +48,13 @@ export class DatabaseChildren extends Construct {
     new DatabaseNetworkPolicies(this, 'network', common);
 
     if (mode === 'snapshot') {
-      new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec['storage-size'] });
+      new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec.storageSize });
       new DatabaseSnapshotJob(this, 'snapshot', common);
       return;
     }
 
     new DatabaseInitJob(this, 'init', common);
-    if (needsBackupVolume(spec, image)) new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec['storage-size'] });
+    if (needsBackupVolume(spec, image)) new BackupVolume(this, 'backup-volume', { name: names.backupVolume, size: spec.storageSize });
     if (spec.backup) new DatabaseBackup(this, 'backup', { ...common, backup: spec.backup });
     // Rendered until the StatefulSet runs the new image, so the Job stays visible while it rolls.
     if (image.upgrade) new DatabaseUpgradeJob(this, 'upgrade', { ...common, image: spec.image, ...image.upgrade });

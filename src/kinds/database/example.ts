@@ -11,7 +11,7 @@ export function databaseExample(scope: Construct, namespace: string): ApiObject 
     spec: {
       name: 'orders',
       port: 5432,
-      'storage-size': '1Gi',
+      storageSize: '1Gi',
       image: 'postgres:17',
       replicas: 2,
       backup: { schedule: '0 3 * * *', retention: 7 },

@@ -1,8 +1,9 @@
-import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition, ObjectRule, PrinterColumn } from '../../core/kind';
 import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { databaseController } from './controller';
 import { DatabaseObservation } from './observation';
 import { databaseMonitoring } from './monitoring';
+import { databaseV1 } from './v1';
 
 export * from './annotations';
 export * from './api';
@@ -21,11 +22,34 @@ export const DATABASE_FINALIZER = 'stable.imaginedata.com/snapshot';
  */
 export const DATABASE_OBJECT_NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
+const OBJECT_RULES: ObjectRule[] = [
+  {
+    cel: `self.metadata.name.matches('${DATABASE_OBJECT_NAME_PATTERN}')`,
+    message: 'metadata.name must be lower-case letters, digits and "-", starting with a letter (no dots): the Database\u2019s Service is named after it',
+    // Only `metadata` itself is in the CRD's schema, so the error can point no deeper.
+    field: 'metadata',
+    holds: (object) => new RegExp(DATABASE_OBJECT_NAME_PATTERN).test(String((object.metadata as { name?: unknown } | undefined)?.name ?? '')),
+  },
+];
+
+const PRINTER_COLUMNS: PrinterColumn[] = [
+  { name: 'Database', type: 'string', jsonPath: '.spec.name', description: 'The database inside PostgreSQL.' },
+  { name: 'Port', type: 'integer', jsonPath: '.spec.port', description: 'The port clients connect to.', priority: 1 },
+  { name: 'Storage', type: 'string', jsonPath: '.spec.storageSize', description: 'Size of each data volume.' },
+  { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'PostgreSQL pods asked for.' },
+  { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas', description: 'PostgreSQL pods ready.' },
+  { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.' },
+  { name: 'Image', type: 'string', jsonPath: '.status.currentImage', description: 'The image running now.', priority: 1 },
+  { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.' },
+];
+
 /** Database: a PostgreSQL instance with its storage, backups, upgrades and final snapshot (the SampleDB of the operator pattern). */
 export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, DatabaseObservation> = {
   group: 'stable.imaginedata.com',
   extraGroups: ['stable.imaginedata.co'],
-  version: 'v1',
+  version: 'v2',
+  // v1 spells the storage size `storage-size`, as the original did (docs/kinds/database.md).
+  olderVersions: [databaseV1(PRINTER_COLUMNS, OBJECT_RULES)],
   kind: 'Database',
   plural: 'databases',
   singular: 'database',
@@ -35,25 +59,8 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     'Database runs a PostgreSQL instance in a StatefulSet, creates its database, backs it up on a schedule, upgrades it after a dump, and takes a final snapshot before its data is deleted.',
   spec: databaseSpec,
   status: databaseStatus,
-  objectRules: [
-    {
-      cel: `self.metadata.name.matches('${DATABASE_OBJECT_NAME_PATTERN}')`,
-      message: 'metadata.name must be lower-case letters, digits and "-", starting with a letter (no dots): the Database\u2019s Service is named after it',
-      // Only `metadata` itself is in the CRD's schema, so the error can point no deeper.
-      field: 'metadata',
-      holds: (object) => new RegExp(DATABASE_OBJECT_NAME_PATTERN).test(String((object.metadata as { name?: unknown } | undefined)?.name ?? '')),
-    },
-  ],
-  printerColumns: [
-    { name: 'Database', type: 'string', jsonPath: '.spec.name', description: 'The database inside PostgreSQL.' },
-    { name: 'Port', type: 'integer', jsonPath: '.spec.port', description: 'The port clients connect to.', priority: 1 },
-    { name: 'Storage', type: 'string', jsonPath: '.spec.storage-size', description: 'Size of each data volume.' },
-    { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'PostgreSQL pods asked for.' },
-    { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas', description: 'PostgreSQL pods ready.' },
-    { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.' },
-    { name: 'Image', type: 'string', jsonPath: '.status.currentImage', description: 'The image running now.', priority: 1 },
-    { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.' },
-  ],
+  objectRules: OBJECT_RULES,
+  printerColumns: PRINTER_COLUMNS,
   manages: [
     // Created once with a generated password and never changed, so no update, list or delete:
     // the credentials go with the Database through their ownerReference. `get` stays: a create

@@ -149,7 +149,7 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
           // No owner labels here: these claims are not rendered children, and a controller
           // pruning what carries its labels must never take a data volume for one.
           metadata: { name: 'data' },
-          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString(spec['storage-size']) } } },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString(spec.storageSize) } } },
         },
       ],
     },

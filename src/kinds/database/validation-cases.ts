@@ -5,8 +5,9 @@ const sampleDb = { name: 'name-of-database', port: 5432, 'storage-size': '50G', 
 const minimal = { name: 'orders', 'storage-size': '1Gi' };
 const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
-/** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
-export const validationCases: ValidationCases = {
+/** v1 objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
+export const olderValidationCases: ValidationCases[] = [{
+  version: 'v1',
   valid: [
     { name: 'the original SampleDB manifest', body: { spec: sampleDb } },
     { name: 'a name with quotes, spaces, capitals and "="', body: { spec: { ...minimal, name: `We"ird DB='x'` } } },
@@ -48,5 +49,22 @@ export const validationCases: ValidationCases = {
     { name: 'a backup without a schedule', body: { spec: { ...minimal, backup: { retention: 3 } } }, field: 'spec.backup.schedule' },
     { name: 'retention 0', body: { spec: { ...minimal, backup: { schedule: '0 3 * * *', retention: 0 } } }, field: 'spec.backup.retention' },
     { name: 'deletionPolicy Keep', body: { spec: { ...minimal, deletionPolicy: 'Keep' } }, field: 'spec.deletionPolicy' },
+  ],
+}];
+
+const minimalV2 = { name: 'orders', storageSize: '1Gi' };
+
+/** v2, the hub: the same rules, the storage size spelled storageSize. */
+export const validationCases: ValidationCases = {
+  valid: [
+    { name: 'only the required fields', body: { spec: minimalV2 } },
+    { name: 'storageSize as a number of bytes', body: { spec: { ...minimalV2, storageSize: 10737418240 } } },
+    { name: 'every field', body: { spec: { ...minimalV2, port: 5433, image: 'postgres:17', replicas: 2, backup: { schedule: '@daily' }, deletionPolicy: 'Delete' } } },
+  ],
+  invalid: [
+    { name: 'no storageSize', body: { spec: { name: 'orders' } }, field: 'spec.storageSize' },
+    { name: 'storageSize "lots"', body: { spec: { ...minimalV2, storageSize: 'lots' } }, field: 'spec.storageSize' },
+    { name: 'no name', body: { spec: { storageSize: '1Gi' } }, field: 'spec.name' },
+    { name: 'a template database for a name (CEL)', body: { spec: { ...minimalV2, name: 'template0' } }, field: 'spec.name' },
   ],
 };
