@@ -28,7 +28,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'first-apply-'));
   manifests = kustomizeBuild(join(root, 'dist'));
   cluster = await startOperatorCluster(dir, 'kubectl');
-  applied = await applyInOrder(cluster.objects, manifests);
+  applied = await applyInOrder(cluster.objects, manifests, { webhook: { url: cluster.webhookUrl } });
 }, 300_000);
 
 afterAll(async () => {

@@ -44,11 +44,28 @@ export async function applyInOrder(objects: ObjectClient, manifests: readonly Ku
     const manifest = webhook ? withWebhookClientConfig(listed, webhook) : listed;
     const isCrd = manifest.kind === 'CustomResourceDefinition';
     if (!isCrd) for (const crd of unestablished.splice(0)) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
-    applied.push(await objects.apply(manifest));
+    applied.push(await applyOnceConverting(objects, manifest, options.timeoutMs ?? 60_000));
     if (isCrd) unestablished.push(manifest);
   }
   for (const crd of unestablished) await waitEstablished(objects, crd, options.timeoutMs ?? 60_000);
   return applied;
+}
+
+/**
+ * Applies the manifest, trying again while the API server cannot reach the conversion webhook
+ * yet (an older version's object applied with the operator that converts it), as Flux and Argo
+ * CD retry a sync; any other refusal fails at once.
+ */
+async function applyOnceConverting(objects: ObjectClient, manifest: KubeObject, timeoutMs: number): Promise<KubeObject> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await objects.apply(manifest);
+    } catch (err) {
+      if (!/conversion webhook for .* failed/.test((err as Error).message) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
 
 async function waitEstablished(objects: ObjectClient, crd: KubeObject, timeoutMs: number): Promise<void> {
