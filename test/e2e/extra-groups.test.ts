@@ -68,7 +68,8 @@ describe('the originals\u2019 groups', () => {
     const ready = await whenReady(objects, originalDatabase, 'True', 'Ready', controller.logFile, 180_000);
     expect(ready.status).toMatchObject({ phase: 'Ready', readyReplicas: 3 });
     const statefulSet = await objects.get<Json>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'my-first-crd-database', namespace: 'default' } });
-    expect(statefulSet.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', name: 'my-first-crd-database' })]);
+    // Owned in its group's hub version, v2, which the controller reads (v1 is converted from it).
+    expect(statefulSet.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'stable.imaginedata.co/v2', kind: 'Database', name: 'my-first-crd-database' })]);
     const init = await objects.get<Json>({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'my-first-crd-database-init', namespace: 'default' } });
     expect(init.status?.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Complete', status: 'True' })]));
   });
