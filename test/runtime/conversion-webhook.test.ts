@@ -15,7 +15,7 @@ import { CaInjector } from '../../src/runtime/conversion/inject';
 import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
 import { runController } from '../../src/runtime/main';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
 import { defineVersionedTestKind } from '../support/test-kind';
 
@@ -177,14 +177,10 @@ describe('the conversion webhook, two replicas sharing one Secret', () => {
 
 describe('the conversion webhook while its certificates rotate', () => {
   const kind = defineVersionedTestKind('Rotated', { render: () => undefined });
-  let namespace: string;
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(kc, 'rotation');
-  });
-  afterAll(() => deleteNamespace(kc, namespace));
+  const space = suiteNamespace('rotation');
 
   it('renews the CA and the serving certificate while conversions run, and no read fails', async () => {
+    const namespace = space.name;
     const port = await freePort();
     await installCrd(kind, urlOf(port));
     // A CA of 8 s (renewed after 5.3 s), serving certificates of 3 s (renewed after 2 s), checked every 200 ms.
@@ -221,14 +217,10 @@ describe('the conversion webhook while its certificates rotate', () => {
 
 describe('the conversion webhook down', () => {
   const kind = defineVersionedTestKind('Downed', { render: () => undefined });
-  let namespace: string;
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(kc, 'webhook-down');
-  });
-  afterAll(() => deleteNamespace(kc, namespace));
+  const space = suiteNamespace('webhook-down');
 
   it('makes the API server refuse a read in the other version, naming the webhook, and write nothing', async () => {
+    const namespace = space.name;
     const port = await freePort();
     await installCrd(kind, urlOf(port));
     const webhook = await startWebhook({ kinds: [kind], namespace, port, url: urlOf(port) });
@@ -278,14 +270,10 @@ describe('CA injection into a CRD that points at the Service', () => {
 
 describe('the controller with a kind of several versions', () => {
   const kind = defineVersionedTestKind('Started', { render: () => undefined });
-  let namespace: string;
-
-  beforeAll(async () => {
-    namespace = await createTestNamespace(kc, 'webhook-start');
-  });
-  afterAll(() => deleteNamespace(kc, namespace));
+  const space = suiteNamespace('webhook-start');
 
   it('serves conversion and injects its CA before it reports ready; with --conversion-webhook=false it does neither', async () => {
+    const namespace = space.name;
     const [port, httpPort] = [await freePort(), await freePort()];
     await installCrd(kind, urlOf(port));
     const args = (more: string[]) => [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, `--http-port=${httpPort}`, '--log-level=error', ...more];

@@ -31,6 +31,24 @@ export async function deleteNamespace(kc: k8s.KubeConfig, name: string): Promise
   await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name }).catch(ignoreNotFound);
 }
 
+/** A namespace of its own for the enclosing describe block: created before its tests, deleted after them. */
+export function suiteNamespace(prefix: string): { readonly name: string } {
+  const kc = testKubeConfig();
+  let name: string | undefined;
+  beforeAll(async () => {
+    name = await createTestNamespace(kc, prefix);
+  });
+  afterAll(async () => {
+    if (name) await deleteNamespace(kc, name);
+  });
+  return {
+    get name() {
+      if (!name) throw new Error(`the ${prefix} namespace is made in beforeAll: read it in a test`);
+      return name;
+    },
+  };
+}
+
 export function ignoreNotFound(err: unknown): void {
   if (!isStatus(err, 404)) throw err;
 }
