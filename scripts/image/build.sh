@@ -92,7 +92,9 @@ mkdir -p "$app/lib" "$app/bin"
 cp package.json package-lock.json "$app/"
 cp bin/cdk8s-operators "$app/bin/"
 cp -r lib/src lib/imports "$app/lib/"
-(cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >/dev/null)
+# npm ci was seen to hang once with its event loop idle (no socket open): bounded, and tried once more.
+install_app() { (cd "$app" && rm -rf node_modules && timeout 300 npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >/dev/null); }
+install_app || { echo "image: npm ci failed or hung; trying once more" >&2; install_app; }
 # Types, source maps, TypeScript sources and jsii metadata are not run.
 find "$app" \( -name '*.map' -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '.jsii' -o -name '.jsii.gz' \) -type f -delete
 rm -f "$app/package-lock.json" "$app/node_modules/.package-lock.json"

