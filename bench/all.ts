@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule and the
- * Database figures with their defaults, then, when the Go controller-runtime peer is there,
- * both controllers side by side against one control plane (../shared/bench/side-by-side, or
- * BENCH_PEER).
+ * `npm run bench`: the ExchangeRate figures (its options apply), then the CopyratorRule, the
+ * Database and the conversion webhook's figures with their defaults, then, when the Go
+ * controller-runtime peer is there, both controllers side by side against one control plane
+ * (../shared/bench/side-by-side, or BENCH_PEER).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { EXCHANGE_RATE_OPTIONS, main as exchangeRates } from './exchangerate';
 import { main as copyrator } from './copyrator';
 import { main as databases } from './database';
+import { main as conversion } from './conversion';
 import { benchOptions } from './support';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -30,6 +31,6 @@ void (async () => {
   // Parsed once here too: --help or a bad flag must not go on to the other benchmarks.
   const values = benchOptions('bench', EXCHANGE_RATE_OPTIONS, argv);
   if (typeof values === 'number') process.exit(values);
-  const code = (await exchangeRates(argv)) || (await copyrator([])) || (await databases([]));
+  const code = (await exchangeRates(argv)) || (await copyrator([])) || (await databases([])) || (await conversion([]));
   process.exit(code || sideBySide(values.objects as number));
 })();

@@ -98,7 +98,8 @@ export class ControllerDeployment extends Construct {
     if (webhook) {
       // Every replica serves conversion, leader or not: the Service selects them all.
       new k8s.KubeService(this, 'webhook', {
-        metadata: { ...metadata, name: WEBHOOK_SERVICE },
+        // Labelled apart from the metrics Service, which the ServiceMonitor selects by its labels.
+        metadata: { ...metadata, name: WEBHOOK_SERVICE, labels: { ...labels, 'app.kubernetes.io/name': WEBHOOK_SERVICE } },
         spec: { selector: labels, ports: [{ name: 'webhook', port: 443, targetPort: k8s.IntOrString.fromString('webhook'), protocol: 'TCP' }] },
       });
     }

@@ -97,13 +97,13 @@ export class OperatorBundle extends Construct {
       subjects,
     });
 
-    // The conversion webhook converts for every installed CRD of a kind with versions (userKinds: served here or not).
+    // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
     if (versioned.length) {
       bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
-      const migrated = props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups)).filter(hasVersions);
-      if (migrated.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, migrated.map(crdName))));
+      const migrated = userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
+      bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
       const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: webhookSecretRules(WEBHOOK_TLS_SECRET) });
       new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
         metadata: { name: secretRole.name, namespace, labels },

@@ -86,7 +86,8 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     let stopping = false;
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
     const migration = new AbortController();
-    const migrateStorage = () => void keepMigratingStoredVersions(rest, { kinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
+    // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
+    const migrateStorage = () => void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
     const shutdown = async (code: number, why: string) => {
       if (stopping) return;
       stopping = true;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
-import { DIST, loadYaml } from '../support/manifests';
+import { DIST, loadYaml, toRunConversion } from '../support/manifests';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { eventsIn, gone, readyOf, Resource, whenReady } from '../support/resources';
 
@@ -242,10 +242,11 @@ describe('CopyratorRule', () => {
   });
 
   it('reports a rule planted past the API server\u2019s validation in status, without crashing', async () => {
-    const crds = loadYaml(join(DIST, '0-crds.k8s.yaml'));
+    const crds = loadYaml(join(DIST, '0-crds.k8s.yaml')).map(toRunConversion);
     const strict = crds.find((c) => c.metadata.name === 'copyrators.test.com')!;
-    const loose = structuredClone(strict) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
-    loose.spec.versions[0].schema.openAPIV3Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    // Loose in v1, the version the rule is written in (the API server validates a write in its own version).
+    const loose = structuredClone(strict) as KubeObject & { spec: { versions: { name: string; schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
+    loose.spec.versions.find((v) => v.name === 'v1')!.schema.openAPIV3Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     await objects.apply(loose);
     const planted = rule('default', 'planted', { spec: { ruleType: 'configmap', selector: {} } });
     await eventually('the loose schema to be served', () => objects.create(planted).then(() => true, () => undefined));

@@ -56,10 +56,10 @@ describe('dist/helm with the real helm', () => {
 
   it('passes the kinds, namespaces and Secret copying to the controller, and grants Secret access only with secretCopy', () => {
     const plain = helmTemplate();
-    expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080']);
+    expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080', '--webhook-port=9443']);
 
     const rendered = helmTemplate('--set', 'secretCopy=true', '--set', 'kinds={copyrators,exchangerates}', '--set', 'watchNamespaces={team-a,team-b}');
-    expect(controllerOf(rendered).container.args.slice(4)).toEqual(['--enable-secrets', '--kinds=copyrators,exchangerates', '--namespace=team-a,team-b']);
+    expect(controllerOf(rendered).container.args.slice(5)).toEqual(['--enable-secrets', '--kinds=copyrators,exchangerates', '--namespace=team-a,team-b']);
     expect(rulesOf(rendered, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps', 'secrets']);
     expect(rulesOf(plain, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps']);
     // Secret copying changes the copyrators' ClusterRole and the controller's flags, nothing else.
@@ -67,11 +67,11 @@ describe('dist/helm with the real helm', () => {
     expect(withSecrets.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['ClusterRole//cdk8s-operators:copyrators', 'Deployment/cdk8s-operators/controller']);
   });
 
-  it('grants no RBAC for a kind not served, nor installs what only that kind needs; keeps every CRD', () => {
+  it('grants no RBAC for a kind not served, nor installs what only that kind needs; keeps every CRD, which the controller still converts and migrates', () => {
     const rendered = helmTemplate('--set', 'kinds={exchangerates}');
     const served = rendered.filter((o) => o.kind === 'ClusterRole' && /^cdk8s-operators:[a-z]+s$/.test(o.metadata.name)).map((o) => o.metadata.name);
     expect(served).toEqual(['cdk8s-operators:exchangerates']);
-    expect(rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name).sort()).toEqual(['cdk8s-operators:controller', 'cdk8s-operators:exchangerates']);
+    expect(rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name).sort()).toEqual(['cdk8s-operators:controller', 'cdk8s-operators:conversion-webhook', 'cdk8s-operators:exchangerates', 'cdk8s-operators:storage-migration']);
     // registrymirrors' namespace and Role there, and the guitar UI, go with their kinds.
     expect(rendered.filter((o) => o.metadata.namespace === 'registry-mirrors' || o.metadata.name === 'registry-mirrors')).toEqual([]);
     expect(rendered.filter((o) => o.metadata.name.includes('guitar-ui'))).toEqual([]);
@@ -94,11 +94,11 @@ describe('dist/helm with the real helm', () => {
       'ClusterRoleBinding//cdk8s-operators:copyrators.flant.com',
       'CustomResourceDefinition//copyrators.flant.com',
     ]);
-    expect(controllerOf(rendered).container.args.slice(4)).toEqual(['--without-extra-groups=copyrators.flant.com']);
+    expect(controllerOf(rendered).container.args.slice(5)).toEqual(['--without-extra-groups=copyrators.flant.com']);
     // Nothing else changes.
     expect(rendered.filter((o) => o.kind !== 'Deployment' || o.metadata.name !== 'controller').every((o) => isDeepStrictEqual(o, plain.find((p) => id(p) === id(o))))).toBe(true);
     const both = helmTemplate('--set', 'withoutExtraGroups={copyrators.flant.com,databases.stable.imaginedata.co}');
-    expect(controllerOf(both).container.args.slice(4)).toEqual(['--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co']);
+    expect(controllerOf(both).container.args.slice(5)).toEqual(['--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co']);
     expect(both.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
   });
 
