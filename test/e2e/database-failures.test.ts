@@ -89,14 +89,27 @@ afterAll(async () => {
 });
 
 describe('a Database whose Jobs fail', () => {
-  it('keeps the running version serving when the upgrade Job fails (Held, UpgradeFailed), and upgrades once set back and forward again', async () => {
-    await objects.apply(database('stubborn', spec('postgres:17.1')));
-    await ready(database('stubborn'));
-    const servingPod = await get(child('Pod', 'stubborn-0'));
-    const template = (await get(statefulSet('stubborn'))).metadata.generation;
-    failing.fail('stubborn-upgrade-17.2');
+  let servingPod: Json;
+  let template: number;
+  let claims: Awaited<ReturnType<typeof watchDataClaims>>;
+
+  // Each failure takes the Job controller a minute and a half (four Pods, 10 + 20 + 40 s of
+  // back-off between them), so both are started at once and each test then checks its own.
+  beforeAll(async () => {
+    const names = ['stubborn', 'fragile', 'abandoned'];
+    await Promise.all(names.map((name) => objects.apply(database(name, spec('postgres:17.1')))));
+    await Promise.all(names.map((name) => ready(database(name))));
+    servingPod = await get(child('Pod', 'stubborn-0'));
+    template = (await get(statefulSet('stubborn'))).metadata.generation!;
+    claims = await watchDataClaims(['fragile']);
+    for (const name of ['stubborn-upgrade-17.2', 'fragile-snapshot', 'abandoned-snapshot']) failing.fail(name);
 
     await objects.apply(database('stubborn', spec('postgres:17.2')));
+    await Promise.all(['fragile', 'abandoned'].map((name) => objects.delete(database(name))));
+  }, 300_000);
+  afterAll(() => claims?.stop());
+
+  it('keeps the running version serving when the upgrade Job fails (Held, UpgradeFailed), and upgrades once set back and forward again', async () => {
     await whenPhase(database('stubborn'), 'Upgrading', 'Upgrading', 30_000);
     const held = await whenPhase(database('stubborn'), 'Held', 'UpgradeFailed');
 
@@ -128,13 +141,6 @@ describe('a Database whose Jobs fail', () => {
   }, 600_000);
 
   it('keeps the servers, their data and the finalizer when the final snapshot fails (Failed, SnapshotFailed); a new snapshot Job or deletionPolicy Delete finishes the deletion', async () => {
-    await Promise.all(['fragile', 'abandoned'].map((name) => objects.apply(database(name, spec('postgres:17.1')))));
-    await Promise.all(['fragile', 'abandoned'].map((name) => ready(database(name))));
-    const claims = await watchDataClaims(['fragile']);
-    failing.fail('fragile-snapshot');
-    failing.fail('abandoned-snapshot');
-
-    await Promise.all(['fragile', 'abandoned'].map((name) => objects.delete(database(name))));
     const [fragile] = await Promise.all(['fragile', 'abandoned'].map((name) => whenPhase(database(name), 'Failed', 'SnapshotFailed')));
 
     const snapshot = await get(job('fragile-snapshot'));
@@ -165,7 +171,6 @@ describe('a Database whose Jobs fail', () => {
       await eventually(`the data of ${name} to go`, async () => ((await claimsOf(`data-${name}-`)).length === 0 ? true : undefined), 120_000);
       expect(await exists(child('PersistentVolumeClaim', `${name}-backup`))).toBe(true);
     }
-    claims.stop();
     expect(claims.early).toEqual([]);
   }, 600_000);
 });
