@@ -1,7 +1,6 @@
 import { App } from 'cdk8s';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
@@ -15,6 +14,7 @@ import { CertManagerSecret } from '../../src/runtime/conversion/cert-manager';
 import { ConversionWebhook } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
 import { runController } from '../../src/runtime/main';
+import { freePort } from '../controlplane/processes';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { loadYaml, testObjects } from '../support/manifests';
 import { defineVersionedTestKind } from '../support/test-kind';
@@ -79,14 +79,6 @@ async function writeCertManagerSecret(namespace: string, pair: { cert: string; k
     contentType: 'application/apply-patch+yaml',
     query: { fieldManager: 'cert-manager-certificates-issuing', force: 'true' },
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The kind's CRD pointing at the webhook on loopback, trusting `ca` as cainjector would set it from the Secret's ca.crt. */
