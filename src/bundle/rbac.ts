@@ -110,3 +110,8 @@ export function webhookSecretRules(secretName: string): PolicyRule[] {
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [secretName] },
   ];
 }
+
+/** With cert-manager: read the one Secret its Certificate writes; no create, no update (cert-manager writes it). */
+export function certManagerSecretRules(secretName: string): PolicyRule[] {
+  return [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [secretName] }];
+}

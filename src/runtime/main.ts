@@ -14,7 +14,7 @@ import { Metrics, processMetrics } from './metrics';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
-import { WEBHOOK_PORT } from '../core/webhook';
+import { WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
@@ -31,6 +31,13 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'conversion-webhook', type: 'boolean', default: 'true', description: 'Serve the conversion webhook of the kinds with several versions (and inject its CA into their CRDs); false when another process serves it.' },
   { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
   { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
+  {
+    name: 'webhook-certificates',
+    type: 'string',
+    default: 'self',
+    choices: WEBHOOK_CERTIFICATES,
+    description: 'Who makes the conversion webhook\u2019s certificate: self (its own CA in a Secret, injected into the CRDs) or cert-manager (it serves the Secret cert-manager writes, whose cainjector fills the CRDs\u2019 caBundle).',
+  },
   { name: 'webhook-url', type: 'string', description: 'Local mode: the URL the API server posts ConversionReviews to (e.g. https://127.0.0.1:9443/convert), set in the CRDs instead of the Service.' },
   LOG_LEVEL_OPTION,
   { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
@@ -138,6 +145,8 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonl
   if (!options['conversion-webhook'] || !kinds.some(hasVersions)) return undefined;
   const url = options['webhook-url'] as string | undefined;
   if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);
+  const certificates = options['webhook-certificates'] as WebhookCertificates;
+  if (url !== undefined && certificates === 'cert-manager') throw new UserError('--webhook-url: local mode needs --webhook-certificates=self; cert-manager\u2019s certificate names the Service, and its cainjector sets no URL');
   // Loaded only here: fastify and the X.509 library cost about 24 MiB and 250 ms at start, which a controller serving no conversion never needs.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ConversionWebhook } = require('./conversion/webhook') as typeof import('./conversion/webhook');
@@ -148,6 +157,7 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonl
     port: options['webhook-port'] as number,
     host: options['webhook-host'] as string,
     url,
+    certificates,
   }, log.child({ component: 'conversion-webhook' }));
 }
 
