@@ -125,7 +125,7 @@ describe('two replicas serving conversion at once while their certificates rotat
     }
     console.log(`${conversions} conversions in 12 s through two replicas (connections: ${[...service!.connections.values()].join(' and ')}), ${cas.size} CAs and ${servings.size} serving certificates seen`);
     expect(failures).toEqual([]);
-    expect(conversions).toBeGreaterThan(40);
+    expect(conversions).toBeGreaterThanOrEqual(20);
     expect([...service!.connections.values()].every((n) => n > 0) && service!.connections.size === 2).toBe(true);
     expect(cas.size).toBeGreaterThanOrEqual(2);
     expect(servings.size).toBeGreaterThanOrEqual(4);
@@ -165,11 +165,13 @@ describe('the conversion webhook down (no replica reachable) while the controlle
     expect(after.database.metadata.resourceVersion).toBe(before.database.metadata.resourceVersion);
   });
 
-  it('resumes every reconcile once a replica is reachable again: what changed meanwhile is done, and reads in v1 show it', async () => {
+  it('reconciles what changes in the hub version while it is down, and reads in v1 show it once a replica is reachable again', async () => {
     // While down: a new source to copy, and an edit of the Database in its hub version.
     await objects().apply(source('second'));
     await mergePatch(inV2(database), { spec: { backup: { retention: 30 } } });
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // The controller reads and writes the hub version only, which needs no conversion: it goes on while the webhook is down.
+    await eventually('the source added while down to be copied while down', () => objects().find(copyOf('second')), 30_000);
+    await eventually('the Database edited while down to be reconciled while down', async () => (reconciled(await read(inV2(database))) ? true : undefined), 30_000);
     await service!.start();
     await eventually('the source added while down to be copied', () => objects().find(copyOf('second')), 60_000);
     for (const o of [rule, database]) await eventually(`${o.kind} reconciled after the webhook came back`, async () => (reconciled(await read(inV2(o))) ? true : undefined), 60_000);
