@@ -2,7 +2,6 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { AnyKind } from '../../src/core/kind';
 import { WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
 import { KubeObject } from '../../src/kube/objects';
@@ -16,6 +15,7 @@ import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, loadYaml } from '../support/manifests';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
+import { presentedCertificate } from '../support/conversion';
 import { TcpService } from '../support/tcp-service';
 
 // The conversion webhook's faults with the real kinds while the controller reconciles them:
@@ -55,17 +55,6 @@ const read = (o: Json) => objects().get<Json>(o);
 const mergePatch = (o: Json, body: unknown) => objects().rest.request<Json>('PATCH', pathOf(o), { body, contentType: 'application/merge-patch+json' });
 const secretData = async () => (await objects().rest.request<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${OPERATOR_NAMESPACE}/secrets/${WEBHOOK_TLS_SECRET}`)).data;
 
-/** The certificate a replica presents, as PEM (checked against `ca`, for 127.0.0.1). */
-function presented(port: number, ca: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca }, () => {
-      const pem = new X509Certificate(socket.getPeerX509Certificate()!.raw).toString();
-      socket.end();
-      resolve(pem);
-    });
-    socket.once('error', reject);
-  });
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'conversion-faults-'));
@@ -138,7 +127,7 @@ describe('two replicas serving conversion at once while their certificates rotat
       const data = await secretData();
       const ca = Buffer.from(data['ca.crt'], 'base64').toString('utf8');
       const tls = new X509Certificate(Buffer.from(data['tls.crt'], 'base64').toString('utf8')).toString();
-      const served = await Promise.all(replicas.map((r) => presented(r.port!, ca).catch(() => 'none')));
+      const served = await Promise.all(replicas.map((r) => presentedCertificate(r.port!, ca).catch(() => 'none')));
       return served.every((pem) => pem === tls) ? true : undefined;
     }, 20_000);
   });
