@@ -22,7 +22,8 @@ import { helm } from '../helm/helm';
 // a control plane of its own; the controllers run from source, the released one built from that
 // commit (test/support/released.ts: needs the git history, as a full clone has), today's from
 // this checkout, serving conversion on loopback (test/support/operator-cluster.ts). A watcher
-// started before the upgrade records every status of every object. 2-3 minutes here (110 s idle).
+// started before the upgrade records every status of every object. 110 s here on a quiet machine,
+// 172-203 s while other test runs shared its 2 cores.
 
 const RELEASED_COMMIT = '9103402';
 const RELEASE = 'cdk8s-operators';
