@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { AnyKind } from '../../src/core/kind';
 import { createLogger } from '../../src/runtime/log';
 import { ConversionServer } from '../../src/runtime/conversion/server';
@@ -39,4 +41,16 @@ export async function startLocalConversion(kinds: readonly AnyKind[]): Promise<L
 export function runConversion(): { url: string; caBundle: string } | undefined {
   const { TEST_CONVERSION_URL: url, TEST_CONVERSION_CA_BUNDLE: caBundle } = process.env;
   return url && caBundle ? { url, caBundle } : undefined;
+}
+
+/** The certificate a webhook on 127.0.0.1:`port` presents, as PEM (checked against `ca`, for 127.0.0.1). */
+export function presentedCertificate(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca }, () => {
+      const pem = new X509Certificate(socket.getPeerX509Certificate()!.raw).toString();
+      socket.end();
+      resolve(pem);
+    });
+    socket.once('error', reject);
+  });
 }
