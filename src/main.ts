@@ -99,6 +99,8 @@ export interface AppOptions {
   readonly examples?: readonly Instance[];
   /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
   readonly secretCopy?: boolean;
+  /** Run every controller replica active, each serving a share of the objects (--sharding), with its RBAC. */
+  readonly sharding?: boolean;
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
@@ -116,7 +118,7 @@ function companions(variant: OperatorVariant): Companion[] {
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
   return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
-    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, companions: companions(variant), withoutExtraGroups: variant.withoutExtraGroups }),
+    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, companions: companions(variant), withoutExtraGroups: variant.withoutExtraGroups, sharding: variant.sharding }),
   );
 }
 
@@ -135,7 +137,7 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[]): Char
  */
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
-  const charts = [crdsChart(app, withoutExtraGroups), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups })];
+  const charts = [crdsChart(app, withoutExtraGroups), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, sharding: options.sharding ?? false })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -179,6 +181,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     default: 'false',
     description: `Let the controller copy Secrets (CopyratorRule ruleType secret): Secret rules in its ClusterRole and --${SECRET_COPY.controllerOption} on its command line.`,
+  },
+  {
+    name: 'sharding',
+    type: 'boolean',
+    default: 'false',
+    description: 'Run every controller replica active, each serving a share of the objects: --sharding on its command line, RBAC for its membership Leases and for labelling objects (docs/operating.md#sharding).',
   },
   {
     name: 'without-extra-groups',
@@ -240,6 +248,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     examples,
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
+    sharding: options.sharding as boolean,
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
   };
@@ -272,6 +281,7 @@ function synthesize(options: AppOptions): void {
     crds: crdsChart,
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
+    sharding: options.sharding ?? false,
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     resources: options.helmInstances ? resources : [],
     monitoring: monitoringObjects(KINDS, options.runbookUrl),

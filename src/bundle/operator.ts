@@ -4,7 +4,7 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
-import { caInjectionRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
+import { caInjectionRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 import { versionedCrdNames } from '../core/webhook';
 import { WEBHOOK_TLS_SECRET } from '../core/webhook';
@@ -25,6 +25,8 @@ export interface OperatorBundleProps {
   readonly userKinds?: readonly AnyKind[];
   /** Extra groups of the kinds to leave out, by CRD name (`<plural>.<group>`): no RBAC, and the controller does not wait for them. @default none */
   readonly withoutExtraGroups?: readonly string[];
+  /** Run every replica active, each serving a share of the objects (--sharding), with the RBAC for it. @default false */
+  readonly sharding?: boolean;
   /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
   readonly companions?: readonly Companion[];
 }
@@ -97,6 +99,17 @@ export class OperatorBundle extends Construct {
       subjects,
     });
 
+    if (props.sharding) {
+      const shardRole = new k8s.KubeRole(this, 'sharding', { metadata: { name: `${PRODUCT}:sharding`, namespace, labels }, rules: SHARDING_LEASE_RULES });
+      new k8s.KubeRoleBinding(this, 'sharding-binding', {
+        metadata: { name: shardRole.name, namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole.name },
+        subjects,
+      });
+      // One per served group of each kind, so that leaving out a kind or a group leaves out its rule too.
+      for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindCluster(clusterRole(`${crdName(identity)}:sharding`, shardingRules(identity)));
+    }
+
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
@@ -133,6 +146,7 @@ export class OperatorBundle extends Construct {
       secretCopy,
       withoutExtraGroups: props.withoutExtraGroups,
       conversionWebhook: versioned.length > 0,
+      sharding: props.sharding,
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

@@ -21,6 +21,8 @@ export interface HelmChartInput {
   readonly operator: OperatorChartBuilder;
   /** The default of the secretCopy value (synth's --secret-copy). */
   readonly secretCopy: boolean;
+  /** The default of the sharding value (synth's --sharding). */
+  readonly sharding: boolean;
   /** The default of the withoutExtraGroups value (synth's --without-extra-groups). */
   readonly withoutExtraGroups: readonly string[];
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
@@ -38,7 +40,7 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, withoutExtraGroups: input.withoutExtraGroups }, input.version);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups }, input.version);
   const crds = (input.crds(new App(), []).toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,
     metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, ...KEEP } },
