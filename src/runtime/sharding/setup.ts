@@ -58,6 +58,7 @@ export class Sharding {
 
   /** Releases the membership Lease: call after the work stopped. */
   async stop(): Promise<void> {
+    this.shard.stop();
     await this.membership.stop();
   }
 }

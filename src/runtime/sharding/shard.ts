@@ -15,6 +15,7 @@ export class Shard {
   private readonly draining = new Set<string>();
   /** Owners whose children this process has checked for another shard's label. */
   private readonly adopted = new Set<string>();
+  private stopped = false;
 
   constructor(
     private readonly rest: KubeRest,
@@ -38,7 +39,7 @@ export class Shard {
     this.draining.add(item);
     void (async () => {
       try {
-        for (let attempt = 0; stillHere(); attempt++) {
+        for (let attempt = 0; !this.stopped && stillHere(); attempt++) {
           if (busy()) {
             await sleep(50);
             continue;
@@ -66,6 +67,11 @@ export class Shard {
         this.draining.delete(item);
       }
     })();
+  }
+
+  /** Ends hand-overs under way (the replica is stopping: its Lease's release or expiry hands its objects on). */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** The owner left this shard or was deleted: a later return checks its children again. */
