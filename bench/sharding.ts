@@ -47,12 +47,14 @@ interface RunFigures {
   cpuSeconds: number[];
   objectsPerReplica: number[];
   rebalanceSeconds?: number;
+  /** Replicas that exited by themselves (e.g. a membership Lease not renewed within its deadline on a loaded machine). */
+  exited: number;
 }
 
 async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number }): Promise<RunFigures> {
   const started: ControllerChild[] = [];
   for (let i = 0; i < replicas; i++) {
-    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, '--sharding', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
+    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, '--sharding', '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
   }
   const shards = started.map((c) => shardName(`${hostname()}-${c.child.pid}`));
@@ -79,11 +81,16 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     rssMiB: started.map((c) => processMemory(c.child.pid!).rssMiB),
     cpuSeconds: started.map((c) => cpuSeconds(c.child.pid!)),
     objectsPerReplica: shards.map((s) => items.filter((o) => label(o) === s).length),
+    exited: 0,
   };
-  if (replicas > 1) {
-    const killed = started.pop()!;
+  const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
+  figures.exited = replicas - running().length;
+  if (running().length > 1) {
+    const killed = running().at(-1)!;
     killed.child.kill('SIGKILL');
-    const left = shards.slice(0, -1);
+    const left = running()
+      .filter((c) => c !== killed)
+      .map((c) => shardName(`${hostname()}-${c.child.pid}`));
     const killedAt = performance.now();
     await waitUntil('every object served by the replicas left', 600_000, 500, async () => ((await list()).every((o) => left.includes(label(o)) && isReady(o)) ? true : undefined));
     figures.rebalanceSeconds = secondsSince(killedAt);
@@ -119,10 +126,11 @@ async function main(): Promise<number> {
     for (const replicas of replicaCounts) {
       process.stdout.write(`  ${replicas} replica(s), ${params.objects} ExchangeRates...\n`);
       runs.push(await run(rest, objects, provider, dir, replicas, { objects: params.objects as number, concurrency: params.concurrency as number, settleMs: params.settle as number, workers: params.workers as number }));
+      process.stdout.write(`  ${JSON.stringify(runs.at(-1))}\n`);
     }
     const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
     const rows = [
-      ['replicas', 'all Ready (s)', 'RSS total (MiB)', 'RSS per replica (MiB)', 'CPU total (s)', 'objects per replica', 'rebalance after a kill (s)'],
+      ['replicas', 'all Ready (s)', 'RSS total (MiB)', 'RSS per replica (MiB)', 'CPU total (s)', 'objects per replica', 'rebalance after a kill (s)', 'exited by themselves'],
       ...runs.map((r) => [
         String(r.replicas),
         fixed(r.readySeconds, 1),
@@ -131,6 +139,7 @@ async function main(): Promise<number> {
         fixed(sum(r.cpuSeconds), 1),
         r.objectsPerReplica.join(' / '),
         r.rebalanceSeconds === undefined ? '-' : fixed(r.rebalanceSeconds, 1),
+        String(r.exited),
       ]),
     ];
     process.stdout.write(`\n${table(rows)}\n\nlogs in ${dir}\n`);
