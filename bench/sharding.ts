@@ -78,8 +78,9 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
   const figures: RunFigures = {
     replicas,
     readySeconds,
-    rssMiB: started.map((c) => processMemory(c.child.pid!).rssMiB),
-    cpuSeconds: started.map((c) => cpuSeconds(c.child.pid!)),
+    // A replica that exited has no /proc entry left: it counts nothing.
+    rssMiB: started.map((c) => (c.child.exitCode === null ? processMemory(c.child.pid!).rssMiB : 0)),
+    cpuSeconds: started.map((c) => (c.child.exitCode === null ? cpuSeconds(c.child.pid!) : 0)),
     objectsPerReplica: shards.map((s) => items.filter((o) => label(o) === s).length),
     exited: 0,
   };
