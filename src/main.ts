@@ -101,6 +101,8 @@ export interface AppOptions {
   readonly examples?: readonly Instance[];
   /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
   readonly secretCopy?: boolean;
+  /** Run every controller replica active, each serving a share of the objects (--sharding), with its RBAC. */
+  readonly sharding?: boolean;
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
@@ -127,6 +129,7 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       companions: companions(variant),
       withoutExtraGroups: variant.withoutExtraGroups,
       webhookCertificates: variant.webhookCertificates,
+      sharding: variant.sharding,
     }),
   );
 }
@@ -153,7 +156,7 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
   const webhookCertificates = options.webhookCertificates ?? 'self';
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -197,6 +200,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     default: 'false',
     description: `Let the controller copy Secrets (CopyratorRule ruleType secret): Secret rules in its ClusterRole and --${SECRET_COPY.controllerOption} on its command line.`,
+  },
+  {
+    name: 'sharding',
+    type: 'boolean',
+    default: 'false',
+    description: 'Run every controller replica active, each serving a share of the objects: --sharding on its command line, RBAC for its membership Leases and for labelling objects (docs/operating.md#sharding).',
   },
   {
     name: 'without-extra-groups',
@@ -266,6 +275,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     examples,
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
+    sharding: options.sharding as boolean,
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
@@ -299,6 +309,7 @@ function synthesize(options: AppOptions): void {
     crds: crdsChart,
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
+    sharding: options.sharding ?? false,
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
     resources: options.helmInstances ? resources : [],

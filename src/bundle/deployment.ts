@@ -25,6 +25,8 @@ export interface ControllerDeploymentProps {
   readonly secretCopy?: boolean;
   /** Run with --without-extra-groups (CRD names of extra groups the install leaves out). @default none */
   readonly withoutExtraGroups?: readonly string[];
+  /** Run with --sharding: every replica serves a share of the objects. @default false */
+  readonly sharding?: boolean;
   /** Serve the conversion webhook (some kind has several versions): its container port, Service and ingress. @default false */
   readonly conversionWebhook?: boolean;
   /** Run with --webhook-certificates=cert-manager when cert-manager makes the webhook's certificate. @default 'self' */
@@ -64,6 +66,7 @@ export class ControllerDeployment extends Construct {
         ...(webhook && props.webhookCertificates === 'cert-manager' ? ['--webhook-certificates=cert-manager'] : []),
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
+        ...(props.sharding ? ['--sharding'] : []),
       ],
       env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
       port: HTTP_PORT,

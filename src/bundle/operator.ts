@@ -4,7 +4,7 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
-import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
+import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
 import { CertManagerCertificates } from './cert-manager';
@@ -27,6 +27,8 @@ export interface OperatorBundleProps {
   readonly withoutExtraGroups?: readonly string[];
   /** Who makes the conversion webhook's certificate: the controller (`self`) or cert-manager (its Issuers and Certificate come with the bundle). @default 'self' */
   readonly webhookCertificates?: WebhookCertificates;
+  /** Run every replica active, each serving a share of the objects (--sharding), with the RBAC for it. @default false */
+  readonly sharding?: boolean;
   /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
   readonly companions?: readonly Companion[];
 }
@@ -99,6 +101,17 @@ export class OperatorBundle extends Construct {
       subjects,
     });
 
+    if (props.sharding) {
+      const shardRole = new k8s.KubeRole(this, 'sharding', { metadata: { name: `${PRODUCT}:sharding`, namespace, labels }, rules: SHARDING_LEASE_RULES });
+      new k8s.KubeRoleBinding(this, 'sharding-binding', {
+        metadata: { name: shardRole.name, namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole.name },
+        subjects,
+      });
+      // One per served group of each kind, so that leaving out a kind or a group leaves out its rule too.
+      for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindCluster(clusterRole(`${crdName(identity)}:sharding`, shardingRules(identity)));
+    }
+
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
@@ -140,6 +153,7 @@ export class OperatorBundle extends Construct {
       withoutExtraGroups: props.withoutExtraGroups,
       conversionWebhook: versioned.length > 0,
       webhookCertificates: props.webhookCertificates,
+      sharding: props.sharding,
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

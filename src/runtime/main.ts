@@ -15,6 +15,7 @@ import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
 import { WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { Sharding } from './sharding/setup';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
@@ -27,6 +28,7 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
   { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
   { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
+  { name: 'sharding', type: 'boolean', default: 'false', description: 'Share the objects among all replicas: each holds a Lease of its own and serves only the objects the leader labels for it (needs --leader-election).' },
   { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
   { name: 'conversion-webhook', type: 'boolean', default: 'true', description: 'Serve the conversion webhook of the kinds with several versions (and inject its CA into their CRDs); false when another process serves it.' },
   { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
@@ -70,7 +72,13 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     (method, code, host) => results.inc({ code, method, host }),
   );
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
-  const controller = new Controller(rest, {
+  if (options.sharding && !options['leader-election']) throw new UserError('--sharding: expected --leader-election=true as well: the leader assigns the objects to the replicas');
+  const leaseNamespace = options['leader-election-namespace'] as string;
+  const leaderLease = options['leader-election-lease'] as string;
+  let sharding: Sharding | undefined;
+  const controller: Controller = new Controller(rest, {
+    sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
+    mayWork: () => sharding?.isMember() ?? true,
     kinds,
     namespaces: (options.namespace as string[] | undefined) ?? [],
     workers: options.workers as number,
@@ -87,7 +95,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
   const port = await http.start();
-  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], conversionWebhook: webhook ? webhook.crdNames : false });
+  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -101,7 +109,10 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       log.info('stopping', { why });
       migration.abort();
       await controller.stop();
+      sharding?.stopLeading();
       await elector?.stop();
+      // After the work stopped: the released Lease lets the leader hand this replica's objects on at once.
+      await sharding?.stop();
       // Last: the informers read through conversion until they stop.
       await webhook?.stop();
       await http.stop();
@@ -117,20 +128,33 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
         const lease = { name: options['leader-election-lease'] as string };
         leading.set(lease, 0);
-        elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
-        elector.run({
-          onStartedLeading: () => {
-            leading.set(lease, 1);
-            log.info('leading');
-            controller.start();
-            migrateStorage();
-          },
-          // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
-          onStoppedLeading: () => {
-            leading.set(lease, 0);
-            void shutdown(stopping ? 0 : 1, 'lost leadership');
-          },
-        });
+        elector = new LeaderElector(rest, { namespace: leaseNamespace, leaseName: leaderLease, identity }, log);
+        const elect = () =>
+          elector!.run({
+            onStartedLeading: () => {
+              leading.set(lease, 1);
+              log.info('leading');
+              // Sharded, every member reconciles its shard already; the leader assigns the shards besides.
+              if (sharding) sharding.lead();
+              else controller.start();
+              migrateStorage();
+            },
+            // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
+            onStoppedLeading: () => {
+              leading.set(lease, 0);
+              void shutdown(stopping ? 0 : 1, 'lost leadership');
+            },
+          });
+        // A sharded replica works on its shard once its membership Lease is held, and competes for leadership too.
+        if (sharding) {
+          sharding.join({
+            onStartedLeading: () => {
+              controller.start();
+              elect();
+            },
+            onStoppedLeading: () => void shutdown(stopping ? 0 : 1, 'lost shard membership'),
+          });
+        } else elect();
       } else {
         controller.start();
         migrateStorage();

@@ -22,6 +22,8 @@ export interface HelmChartInput {
   readonly operator: OperatorChartBuilder;
   /** The default of the secretCopy value (synth's --secret-copy). */
   readonly secretCopy: boolean;
+  /** The default of the sharding value (synth's --sharding). */
+  readonly sharding: boolean;
   /** The default of the withoutExtraGroups value (synth's --without-extra-groups). */
   readonly withoutExtraGroups: readonly string[];
   /** The default of the webhookCertificates value (synth's --webhook-certificates). */
@@ -41,7 +43,7 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates }, input.version);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates }, input.version);
   // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
   const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,

@@ -18,6 +18,8 @@ export interface OperatorVariant {
   readonly withoutExtraGroups?: readonly string[];
   /** Who makes the conversion webhook's certificate. @default 'self' */
   readonly webhookCertificates?: WebhookCertificates;
+  /** Every replica active (--sharding), with its RBAC. */
+  readonly sharding?: boolean;
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -58,7 +60,7 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
 export function operatorTemplate(
   build: OperatorChartBuilder,
   kinds: readonly AnyKind[],
-  synthOptions: { readonly secretCopy: boolean; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
+  synthOptions: { readonly secretCopy: boolean; readonly sharding: boolean; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
@@ -78,6 +80,7 @@ export function operatorTemplate(
     replicas: controller.replicas,
     resources: container.resources,
     secretCopy: synthOptions.secretCopy,
+    sharding: synthOptions.sharding,
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
@@ -103,6 +106,9 @@ export function operatorTemplate(
     '{{- end }}',
     '{{- with .Values.watchNamespaces }}',
     '- --namespace={{ join "," . }}',
+    '{{- end }}',
+    '{{- if .Values.sharding }}',
+    '- --sharding',
     '{{- end }}',
     '{{- with .Values.withoutExtraGroups }}',
     '- --without-extra-groups={{ join "," . }}',
@@ -140,16 +146,21 @@ export function operatorTemplate(
   const certManager = new Map(synth({ webhookCertificates: 'cert-manager' }, fromValues).map((m) => [identity(m), m]));
   const selfOnly = '(ne .Values.webhookCertificates "cert-manager")';
   const certManagerOnly = '(eq .Values.webhookCertificates "cert-manager")';
+  // Sharding only adds objects (its RBAC): each is guarded by the value, and by the kind or group it belongs to, found as above.
+  const sharded = synth({ sharding: true }, fromValues).filter((m) => !base.some((b) => identity(b) === identity(m)));
+  const shardedWithoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ sharding: true, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
+  const shardedWithoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ sharding: true, withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
+  const shardedWithoutUi = new Set(synth({ sharding: true, ui: false }, fromValues).map(identity));
 
   const yaml = (m: Manifest) => `---\n${helm.fill(Yaml.stringify(m))}`;
+  const conditionsOf = (id: string, byKind: typeof withoutKind, byGroup: typeof withoutGroup, noUi: Set<string>) => [
+    ...byKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
+    ...(noUi.has(id) ? [] : ['.Values.ui.enabled']),
+    ...byGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
+  ];
   const sections = base.map((manifest): Section => {
     const id = identity(manifest);
-    const conditions = [
-      ...withoutKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
-      ...(withoutUi.has(id) ? [] : ['.Values.ui.enabled']),
-      ...withoutGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
-      ...(certManager.has(id) ? [] : [selfOnly]),
-    ];
+    const conditions = [...conditionsOf(id, withoutKind, withoutGroup, withoutUi), ...(certManager.has(id) ? [] : [selfOnly])];
     const certManagerVariant = certManager.get(id);
     if (certManagerVariant && !isDeepStrictEqual(certManagerVariant, manifest)) {
       return { condition: all(conditions), body: `{{- if ${certManagerOnly} }}\n${yaml(certManagerVariant)}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
@@ -164,5 +175,6 @@ export function operatorTemplate(
   if (added.length) throw new Error(`helm: Secret copying adds ${added.join(', ')}; the chart cannot say so yet`);
   const certManagerAdds = [...certManager.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
   sections.push(...certManagerAdds.map((m) => ({ condition: certManagerOnly, body: yaml(m) })));
-  return { template: guarded(sections), defaults };
+  const shardingSections = sharded.map((manifest): Section => ({ condition: all(['.Values.sharding', ...conditionsOf(identity(manifest), shardedWithoutKind, shardedWithoutGroup, shardedWithoutUi)]), body: yaml(manifest) }));
+  return { template: guarded([...sections, ...shardingSections]), defaults };
 }

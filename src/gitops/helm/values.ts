@@ -9,6 +9,7 @@ export interface ChartValues {
   readonly replicas: number;
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
+  readonly sharding: boolean;
   readonly withoutExtraGroups: string[];
   readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
@@ -38,6 +39,11 @@ ${block(values.resources)}
 # Let the controller copy Secrets (CopyratorRule ruleType secret): grants it cluster-wide
 # Secret access and runs it with --enable-secrets.
 secretCopy: ${values.secretCopy}
+
+# Every replica active, each serving a share of the objects (a shard label on each object, set
+# by the leader; docs/operating.md#sharding): runs the controller with --sharding and grants it
+# its membership Leases and the labelling of objects. Raise replicas with it.
+sharding: ${values.sharding}
 
 # Extra API groups of kinds to leave out, by CRD name: ${extraGroupNames(kinds).join(', ') || '(no kind has one)'}.
 # Each kind is served in its main group and, by default, in these too, so that manifests
@@ -101,6 +107,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },
         resources: strict({ requests: quantities, limits: quantities }, []),
         secretCopy: { type: 'boolean', description: 'Grant Secret access and run the controller with --enable-secrets.' },
+        sharding: { type: 'boolean', description: 'Every replica active, each serving a share of the objects (--sharding), with its RBAC.' },
         withoutExtraGroups: {
           type: 'array',
           uniqueItems: true,
@@ -113,7 +120,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),
   };
 }
