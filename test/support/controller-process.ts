@@ -1,8 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from '../controlplane/controlplane';
 
-const bin = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+// From the checkout's root, so that compiled programs in lib/ (the soak) find it too.
+const bin = join(repoRoot(), 'bin', 'cdk8s-operators');
 
 /** The controller as the image runs it (`cdk8s-operators controller ...`), in a child process. */
 export interface ControllerProcess {

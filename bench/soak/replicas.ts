@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { ControllerProcess, startController } from '../../test/support/controller-process';
+
+/**
+ * The controller's replicas, each a real process as the image runs it, with leader election
+ * on and its identity (POD_NAME) its name; each talks to the API server through its own
+ * listener of the fault proxy, so the proxy knows who wrote what.
+ */
+export class Replicas {
+  private readonly running = new Map<string, ControllerProcess>();
+
+  constructor(
+    readonly names: readonly string[],
+    private readonly dir: string,
+    private readonly args: (name: string) => string[],
+  ) {}
+
+  start(name: string): void {
+    if (this.running.get(name)?.child.exitCode === null) return;
+    this.running.set(name, startController(this.args(name), this.logFile(name), { POD_NAME: name }));
+  }
+
+  startAll(): void {
+    for (const name of this.names) this.start(name);
+  }
+
+  /** SIGKILL: a crash, no chance to release the Lease. */
+  async kill(name: string): Promise<void> {
+    await this.running.get(name)?.kill();
+    this.running.delete(name);
+  }
+
+  isRunning(name: string): boolean {
+    return this.running.has(name);
+  }
+
+  /** Exits nobody asked for (a replica that died on its own is a finding). */
+  unexpectedExits(): string[] {
+    return [...this.running].filter(([, p]) => p.child.exitCode !== null || p.child.signalCode !== null).map(([name, p]) => `${name} exited with ${p.child.exitCode ?? p.child.signalCode}`);
+  }
+
+  logFile(name: string): string {
+    return join(this.dir, `${name}.log`);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running.values()].map((p) => p.stop(5_000)));
+    this.running.clear();
+  }
+}
