@@ -7,7 +7,7 @@ import { KINDS } from '../../src/kinds';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, readState, startControlPlane, stopControlPlane } from '../../test/controlplane/controlplane';
-import { LocalConversion, startLocalConversion } from '../../test/support/conversion';
+import { LocalConversion, runConversion, startLocalConversion } from '../../test/support/conversion';
 import { DIST, installCrds, loadYaml } from '../../test/support/manifests';
 import { FakeRateProvider, startRateProvider } from '../../test/support/rate-provider';
 
@@ -35,10 +35,7 @@ export interface SoakCluster {
 
 export async function startSoakCluster(): Promise<SoakCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'soak-'));
-  const conversion: LocalConversion = await startLocalConversion(KINDS);
-  // installCrds points the CRDs' conversion at the run's webhook named here (as the tests' global setup does).
-  process.env.TEST_CONVERSION_URL = conversion.url;
-  process.env.TEST_CONVERSION_CA_BUNDLE = conversion.caBundle;
+  const conversion = await conversionWebhook();
   const plane = await startControlPlane(dir, { storage: true });
   try {
     return await prepare(dir, plane, conversion);
@@ -49,7 +46,7 @@ export async function startSoakCluster(): Promise<SoakCluster> {
   }
 }
 
-async function prepare(dir: string, plane: ControlPlaneState, conversion: LocalConversion): Promise<SoakCluster> {
+async function prepare(dir: string, plane: ControlPlaneState, conversion: Pick<LocalConversion, 'close'>): Promise<SoakCluster> {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
   const rest = new KubeRest(kc);
@@ -75,6 +72,25 @@ async function prepare(dir: string, plane: ControlPlaneState, conversion: LocalC
       await conversion.close();
       await stopControlPlane(dir);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The conversion webhook the CRDs point at (installCrds reads where from the environment): the
+ * test run's when the soak runs inside one, else one of the soak's own, whose close() also
+ * forgets it again.
+ */
+async function conversionWebhook(): Promise<Pick<LocalConversion, 'close'>> {
+  if (runConversion()) return { close: async () => undefined };
+  const own = await startLocalConversion(KINDS);
+  process.env.TEST_CONVERSION_URL = own.url;
+  process.env.TEST_CONVERSION_CA_BUNDLE = own.caBundle;
+  return {
+    close: async () => {
+      delete process.env.TEST_CONVERSION_URL;
+      delete process.env.TEST_CONVERSION_CA_BUNDLE;
+      await own.close();
     },
   };
 }

@@ -8,7 +8,7 @@ export const INVARIANTS = {
   'ready-with-unready-children': 'no status says Ready while a child was not ready at that resourceVersion (children as the checker\u2019s own watches saw them)',
   'secret-leak': 'no Secret value (the soak\u2019s, and every Secret the checker saw) in a controller log line, an Event or a status',
   'write-storm': 'at most 30 writes to one object in any minute, and at most 2 per object in the quiet 45 s after convergence',
-  'replica-crash': 'no replica exits unless the soak killed it',
+  'replica-crash': 'no replica exits unless the soak killed it or it lost the Lease (it then exits by design, and is started again)',
   convergence: 'after the faults stop, every object converges within 180 s: status of the latest generation, Ready (or the Conflict / failed Job it must report), deletions finished, no orphan',
 } as const;
 export type Invariant = keyof typeof INVARIANTS;

@@ -34,9 +34,20 @@ export class Replicas {
     return this.running.has(name);
   }
 
-  /** Exits nobody asked for (a replica that died on its own is a finding). */
-  unexpectedExits(): string[] {
-    return [...this.running].filter(([, p]) => p.child.exitCode !== null || p.child.signalCode !== null).map(([name, p]) => `${name} exited with ${p.child.exitCode ?? p.child.signalCode}`);
+  /**
+   * Restarts the replicas that exited on their own, as the kubelet would, and returns why each
+   * exited: `lost leadership` (by design: a replica that cannot renew its Lease exits, so that it
+   * can never act beside the next leader) or the exit code, a finding.
+   */
+  restartExited(): { name: string; why: string; expected: boolean }[] {
+    const exited = [...this.running].filter(([, p]) => p.child.exitCode !== null || p.child.signalCode !== null);
+    return exited.map(([name, p]) => {
+      const last = p.logs().at(-1);
+      const expected = p.logs().some((l) => l.why === 'lost leadership');
+      this.running.delete(name);
+      this.start(name);
+      return { name, why: expected ? 'lost leadership' : `exit ${p.child.exitCode ?? p.child.signalCode} after "${String(last?.msg ?? '')}"`, expected };
+    });
   }
 
   logFile(name: string): string {

@@ -17,6 +17,8 @@ export interface SoakReport {
   readonly churned: Record<string, { created: number; edited: number; deleted: number }>;
   readonly writes: { accepted: number; byReplica: Record<string, number>; maxPerObjectMinute: number; proxyAnswers: Record<string, number> };
   readonly leaderTerms: number;
+  /** Replicas that exited on their own (losing the Lease) and were started again, as the kubelet would. */
+  readonly replicaRestarts: number;
   readonly convergence: { boundSeconds: number; allSeconds?: number; slowest?: { object: string; seconds: number } };
   readonly invariants: Record<Invariant, { statement: string; violations: number }>;
   readonly violations: (Violation & { history: HistoryEntry[] })[];
@@ -51,7 +53,7 @@ export function renderReport(report: SoakReport): string {
     ...Object.entries(report.churned).map(([kind, n]) => `  ${kind.padEnd(22)} ${n.created} / ${n.edited} / ${n.deleted}`),
     '',
     `writes accepted through the proxy: ${report.writes.accepted} (${Object.entries(report.writes.byReplica).map(([r, n]) => `${r} ${n}`).join(', ')}); most to one object in a minute: ${report.writes.maxPerObjectMinute}`,
-    `answers the proxy made up: ${Object.entries(report.writes.proxyAnswers).map(([code, n]) => `${code} x${n}`).join(', ') || 'none'}; leader terms: ${report.leaderTerms}`,
+    `answers the proxy made up: ${Object.entries(report.writes.proxyAnswers).map(([code, n]) => `${code} x${n}`).join(', ') || 'none'}; leader terms: ${report.leaderTerms}; replicas that exited on their own and were restarted: ${report.replicaRestarts}`,
     `convergence after the faults stopped: ${report.convergence.allSeconds === undefined ? `NOT within ${report.convergence.boundSeconds} s` : `${report.convergence.allSeconds} s for all (bound ${report.convergence.boundSeconds} s)`}${report.convergence.slowest ? `; slowest ${report.convergence.slowest.object} ${report.convergence.slowest.seconds} s` : ''}`,
     '',
     'invariants (violations):',

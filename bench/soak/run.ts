@@ -43,14 +43,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const replicas = new Replicas(REPLICAS, cluster.dir, (name) => ['--kubeconfig', kubeconfig(name), '--http-port', '0', '--exchange-rate-url', cluster.provider.url, '--leader-election-lease', LEASE]);
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));
-  const crashed = new Set<string>();
+  let restarts = 0;
   const checker: Checker = new Checker(cluster.kc, cluster.rest, history, leaks, () => {
     for (const value of workload.secretValues) leaks.learn(value);
     for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name));
-    for (const exit of replicas.unexpectedExits()) {
-      if (crashed.has(exit)) continue;
-      crashed.add(exit);
-      checker.violate('replica-crash', `${exit} (log ${replicas.logFile(exit.split(' ')[0])})`);
+    for (const exit of replicas.restartExited()) {
+      restarts++;
+      history.add('soak', `${exit.name} exited (${exit.why}): started again`);
+      if (!exit.expected) checker.violate('replica-crash', `${exit.name}: ${exit.why} (log ${replicas.logFile(exit.name)})`);
     }
   });
   const faults = new Faults({ dir: cluster.dir, objects: cluster.objects, provider: cluster.provider, proxy, replicas, failStage: cluster.failStage, leaseName: LEASE }, faultRng, history);
@@ -111,6 +111,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       churned: workload.counts,
       writes: { accepted: proxy.writes.length, byReplica, maxPerObjectMinute: judged.maxPerMinute, proxyAnswers: proxy.answered },
       leaderTerms: checker.terms.length,
+      replicaRestarts: restarts,
       convergence,
       invariants: invariantCounts(checker.violations),
       violations,
