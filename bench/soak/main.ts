@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
 import { parseDuration } from '../../src/core/duration';
 import { repoRoot } from '../../test/controlplane/controlplane';
@@ -8,7 +8,7 @@ import { runSoak } from './run';
 /** `npm run soak -- --duration 1h --seed 7`: see docs/soak.md. */
 const program = new Command('soak')
   .description('Chaos soak: every kind churned while faults are injected at random, invariants checked all the time; exits 1 on any violation.')
-  .option('--duration <duration>', 'how long the churn and the faults last, e.g. 5m or 1h', parseOption('--duration', (v) => parseDuration(v), 'a duration such as 90s, 5m or 1h'), 3_600_000)
+  .addOption(new Option('--duration <duration>', 'how long the churn and the faults last, e.g. 5m or 1h').argParser(parseOption('--duration', (v) => parseDuration(v), 'a duration such as 90s, 5m or 1h')).default(3_600_000, '1h'))
   .option('--seed <integer>', 'the seed of the workload and the faults: the same seed replays the same run', parseOption('--seed', (v) => (/^\d+$/.test(v) ? Number(v) : Number.NaN), 'a whole number from 1, such as 7'), 7)
   .option('--results <dir>', 'where the report goes (a folder per day)', join(repoRoot(), 'bench', 'results'))
   .option('--quiet', 'print only the report, not each event as it happens', false);

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControllerProcess, startController } from '../../test/support/controller-process';
 
@@ -8,6 +9,8 @@ import { ControllerProcess, startController } from '../../test/support/controlle
  */
 export class Replicas {
   private readonly running = new Map<string, ControllerProcess>();
+  /** Log lines of earlier processes of the replica (they share its log file), by name. */
+  private readonly earlierLines = new Map<string, number>();
 
   constructor(
     readonly names: readonly string[],
@@ -17,6 +20,8 @@ export class Replicas {
 
   start(name: string): void {
     if (this.running.get(name)?.child.exitCode === null) return;
+    const file = this.logFile(name);
+    this.earlierLines.set(name, existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{')).length : 0);
     this.running.set(name, startController(this.args(name), this.logFile(name), { POD_NAME: name }));
   }
 
@@ -42,8 +47,9 @@ export class Replicas {
   restartExited(): { name: string; why: string; expected: boolean }[] {
     const exited = [...this.running].filter(([, p]) => p.child.exitCode !== null || p.child.signalCode !== null);
     return exited.map(([name, p]) => {
-      const last = p.logs().at(-1);
-      const expected = p.logs().some((l) => l.why === 'lost leadership');
+      const own = p.logs().slice(this.earlierLines.get(name) ?? 0);
+      const last = own.at(-1);
+      const expected = own.some((l) => l.why === 'lost leadership');
       this.running.delete(name);
       this.start(name);
       return { name, why: expected ? 'lost leadership' : `exit ${p.child.exitCode ?? p.child.signalCode} after "${String(last?.msg ?? '')}"`, expected };
