@@ -32,8 +32,8 @@ export class LeakScanner {
     for (const value of this.values) if (text.includes(value)) return this.found(`${where} holds a Secret value`);
   }
 
-  /** Reads what `file` gained since the last call and scans it line by line. */
-  scanFile(file: string): void {
+  /** Reads what `file` gained since the last call and scans it line by line (and hands each line to `onLine`). */
+  scanFile(file: string, onLine: (line: string) => void = () => undefined): void {
     if (!existsSync(file)) return;
     const size = statSync(file).size;
     const from = this.offsets.get(file) ?? 0;
@@ -48,6 +48,10 @@ export class LeakScanner {
     const text = buffer.toString('utf8');
     const complete = text.lastIndexOf('\n') + 1;
     this.offsets.set(file, from + Buffer.byteLength(text.slice(0, complete)));
-    for (const line of text.slice(0, complete).split('\n')) if (line) this.scan(`a log line of ${file} (not shown: it holds the value)`, line);
+    for (const line of text.slice(0, complete).split('\n')) {
+      if (!line) continue;
+      this.scan(`a log line of ${file} (not shown: it holds the value)`, line);
+      onLine(line);
+    }
   }
 }

@@ -10,6 +10,12 @@ export type ProxyFault =
   | { kind: 'error'; share: number }
   | { kind: 'gone' };
 
+/** A fault for the requests whose path matches (all when `path` is left out); the first rule that matches applies. */
+export interface ProxyRule {
+  readonly path?: RegExp;
+  readonly fault: ProxyFault;
+}
+
 /** One write the API server accepted, as the proxy saw it go by. */
 export interface Write {
   readonly replica: string;
@@ -23,7 +29,7 @@ export interface Write {
 export interface FaultProxy {
   /** https://127.0.0.1:<port> of the listener a replica talks to: the listener tells the proxy who wrote. */
   url(replica: string): string;
-  set(fault: ProxyFault): void;
+  set(fault: ProxyFault | readonly ProxyRule[]): void;
   /** Cuts every watch mid-stream (the controller must list and watch again). */
   cutWatches(): number;
   readonly writes: Write[];
@@ -55,7 +61,7 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD' && met
 export async function startFaultProxy(options: ProxyOptions): Promise<FaultProxy> {
   const upstream = new URL(options.upstream);
   const agent = new Agent({ keepAlive: true, ca: options.upstreamCa });
-  let fault: ProxyFault = { kind: 'none' };
+  let rules: readonly ProxyRule[] = [];
   const watches = new Set<ServerResponse>();
   const writes: Write[] = [];
   const answered: Record<string, number> = {};
@@ -95,7 +101,7 @@ export async function startFaultProxy(options: ProxyOptions): Promise<FaultProxy
         watches.add(res);
         res.on('close', () => watches.delete(res));
       }
-      const current = fault;
+      const current = rules.find((r) => !r.path || r.path.test(url.pathname))?.fault ?? { kind: 'none' };
       if (current.kind === 'gone' && watch) {
         count('410');
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(`${GONE}\n`);
@@ -120,7 +126,7 @@ export async function startFaultProxy(options: ProxyOptions): Promise<FaultProxy
   return {
     url: (replica) => `https://127.0.0.1:${(servers.get(replica)!.address() as AddressInfo).port}`,
     set: (next) => {
-      fault = next;
+      rules = Array.isArray(next) ? next : [{ fault: next as ProxyFault }];
     },
     cutWatches: () => {
       const cut = watches.size;

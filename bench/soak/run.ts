@@ -6,6 +6,7 @@ import { Faults, FAULT_TYPES } from './faults';
 import { History } from './history';
 import { CONVERGENCE_BOUND_MS, QUIET_WINDOW_MS, QUIET_WRITES_PER_OBJECT } from './invariants';
 import { LeakScanner } from './leaks';
+import { Lifecycle } from './lifecycle';
 import { Json } from './mirror';
 import { startFaultProxy } from './proxy';
 import { Replicas } from './replicas';
@@ -44,9 +45,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));
   let restarts = 0;
+  const lifecycle = new Lifecycle((what) => checker.violate('acted-while-stopping', what));
   const checker: Checker = new Checker(cluster.kc, cluster.rest, history, leaks, () => {
     for (const value of workload.secretValues) leaks.learn(value);
-    for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name));
+    for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name), (line) => lifecycle.observe(name, line));
     for (const exit of replicas.restartExited()) {
       restarts++;
       history.add('soak', `${exit.name} exited (${exit.why}): started again`);
@@ -94,7 +96,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const finding of judged.twoActors) checker.violate('two-actors', finding);
     for (const finding of judged.withoutLease) checker.violate('write-without-lease', finding);
     for (const finding of judged.storms) checker.violate('write-storm', finding);
-    for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name));
+    for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name), (line) => lifecycle.observe(name, line));
 
     const byReplica: Record<string, number> = {};
     for (const w of proxy.writes) byReplica[w.replica] = (byReplica[w.replica] ?? 0) + 1;

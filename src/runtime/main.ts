@@ -113,6 +113,9 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
         elector.run({
           onStartedLeading: () => {
+            // A replica that lost the Lease exits; until it has, it may win its own Lease back (no one
+            // took it yet), but it must not start work again on the caches it is leaving.
+            if (stopping) return;
             leading.set(lease, 1);
             log.info('leading');
             controller.start();
