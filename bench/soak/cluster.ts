@@ -1,6 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KINDS } from '../../src/kinds';
@@ -104,28 +103,4 @@ function hasFailStage(dir: string): boolean {
   const kwok = readState(dir)?.processes.find((p) => p.name === 'kwok');
   const files = (kwok?.args ?? []).filter((a) => a.startsWith('--config=')).map((a) => a.slice('--config='.length));
   return files.some((f) => existsSync(f) && readFileSync(f, 'utf8').includes(FAIL_LABEL));
-}
-
-/** A self-signed certificate for 127.0.0.1 (openssl, one of the test packages), for the fault proxy. */
-export function selfSigned(): { cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'soak-tls-'));
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '7', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A kubeconfig that sends a replica through its listener of the proxy, trusting the proxy's CA, with the same token. */
-export function writeReplicaKubeconfig(path: string, server: string, ca: string, token: string): void {
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'soak', cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }],
-    users: [{ name: 'soak', user: { token } }],
-    contexts: [{ name: 'soak', context: { cluster: 'soak', user: 'soak' } }],
-    'current-context': 'soak',
-  };
-  writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
 }

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { repoRoot } from '../../test/controlplane/controlplane';
 import { Checker, describeJson, readyCondition } from './checker';
-import { NS, selfSigned, SoakCluster, startSoakCluster, writeReplicaKubeconfig } from './cluster';
+import { NS, SoakCluster, startSoakCluster } from './cluster';
+import { writeKubeconfig } from '../../test/controlplane/credentials';
+import { selfSigned } from '../../test/support/self-signed';
 import { Faults, FAULT_TYPES } from './faults';
 import { History } from './history';
 import { CONVERGENCE_BOUND_MS, QUIET_WINDOW_MS, QUIET_WRITES_PER_OBJECT } from './invariants';
@@ -40,7 +42,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const tls = selfSigned();
   const proxy = await startFaultProxy({ upstream: cluster.plane.server, upstreamCa: cluster.apiCa, ...tls, replicas: REPLICAS, coin: (share) => coinRng.chance(share) });
   const kubeconfig = (name: string) => join(cluster.dir, `${name}.kubeconfig`);
-  for (const name of REPLICAS) writeReplicaKubeconfig(kubeconfig(name), proxy.url(name), tls.cert, cluster.token);
+  for (const name of REPLICAS) writeKubeconfig(kubeconfig(name), proxy.url(name), tls.cert, cluster.token);
   const replicas = new Replicas(REPLICAS, cluster.dir, (name) => ['--kubeconfig', kubeconfig(name), '--http-port', '0', '--exchange-rate-url', cluster.provider.url, '--leader-election-lease', LEASE]);
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));

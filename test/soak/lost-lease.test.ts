@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { selfSigned, writeReplicaKubeconfig } from '../../bench/soak/cluster';
 import { FaultProxy, startFaultProxy } from '../../bench/soak/proxy';
 import { apiVersionOf } from '../../src/core/kind';
 import { KINDS } from '../../src/kinds';
@@ -9,6 +8,8 @@ import { KubeObject } from '../../src/kube/objects';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
+import { selfSigned } from '../support/self-signed';
+import { writeKubeconfig } from '../controlplane/credentials';
 
 // Found by the chaos soak (docs/soak.md): a replica that lost its Lease began stopping, won its own
 // Lease back before it had exited (no one had taken it yet), and started reconciling again on the
@@ -30,7 +31,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy({ upstream: cluster.server, upstreamCa: ca, ...tls, replicas: ['replica'], coin: (share) => Math.random() < share });
   const dir = mkdtempSync(join(tmpdir(), 'lost-lease-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  writeReplicaKubeconfig(kubeconfig, proxy.url('replica'), tls.cert, kc.getCurrentUser()!.token!);
+  writeKubeconfig(kubeconfig, proxy.url('replica'), tls.cert, kc.getCurrentUser()!.token!);
   controller = startController(['--kubeconfig', kubeconfig, '--kinds', 'guitars', '--namespace', namespace, '--leader-election-namespace', namespace, '--leader-election-lease', 'lost-lease', '--http-port', '0'], join(dir, 'controller.log'), { POD_NAME: 'replica' });
 }, 120_000);
 
