@@ -9,7 +9,7 @@ export const INVARIANTS = {
   'secret-leak': 'no Secret value (the soak\u2019s, and every Secret the checker saw) in a controller log line, an Event or a status',
   'write-storm': 'at most 30 writes to one object in any minute, and at most 2 per object in the quiet 45 s after convergence',
   'replica-crash': 'no replica exits unless the soak killed it or it lost the Lease (it then exits by design, and is started again)',
-  'acted-while-stopping': 'no replica leads or reconciles again once it began stopping (after losing the Lease its caches are stale)',
+  'acted-while-stopping': 'no replica starts work again once it began stopping (after losing the Lease its caches are stale)',
   convergence: 'after the faults stop, every object converges within 180 s: status of the latest generation, Ready (or the Conflict / failed Job it must report), deletions finished, no orphan',
 } as const;
 export type Invariant = keyof typeof INVARIANTS;

@@ -1,12 +1,14 @@
 /** Log messages of a replica's life, as src/runtime/main.ts and leader.ts write them. */
 const STARTING = 'controller starting';
 const STOPPING = 'stopping';
-// Not the elector's own "started leading": winning back its own Lease while stopping is harmless, starting work is not.
-const ACTING = new Set(['leading', 'children reconciled']);
+// Not the elector's own "started leading": winning back its own Lease while stopping is harmless,
+// starting work is not. A reconcile that was running may still end (its writes are fenced off, and
+// a write after the Lease was lost is the write-without-lease invariant's).
+const ACTING = new Set(['leading']);
 
 /**
  * Follows each replica's log: once a process says it is stopping (e.g. after losing the
- * Lease), it must neither lead nor reconcile again before it exits, since its caches are stale.
+ * Lease), it must not start work again before it exits, since its caches are stale.
  */
 export class Lifecycle {
   private readonly stopping = new Map<string, string>();

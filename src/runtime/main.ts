@@ -11,6 +11,7 @@ import { HealthServer } from './http';
 import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
+import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
@@ -57,13 +58,18 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
   // client-go's name and labels (controller-runtime registers it): a 403 here means the RBAC lacks a rule.
   const results = metrics.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']);
-  const rest = new KubeRest(
-    await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env),
-    (method) => requests.inc({ method }),
-    (method, code, host) => results.inc({ code, method, host }),
-  );
+  const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
+  const onRequest = (method: string) => requests.inc({ method });
+  const onResponse = (method: string, code: string, host: string) => results.inc({ code, method, host });
+  const rest = new KubeRest(connection, onRequest, onResponse);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
-  const controller = new Controller(rest, {
+  let elector: LeaderElector | undefined;
+  let stopping = false;
+  let lostLease = false;
+  // Reconciles write only while this replica leads: one still running after it lost the Lease
+  // cannot write beside the next leader, even if it won its own Lease back meanwhile.
+  const controllerRest = new FencedRest(connection, onRequest, onResponse, () => !elector || (elector.isLeader() && !lostLease));
+  const controller = new Controller(controllerRest, {
     kinds,
     namespaces: (options.namespace as string[] | undefined) ?? [],
     workers: options.workers as number,
@@ -75,7 +81,6 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
 
   // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
   const webhook = conversionWebhook(rest, options, allKinds, withoutExtraGroups, log);
-  let elector: LeaderElector | undefined;
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
@@ -83,7 +88,6 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
-    let stopping = false;
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
     const migration = new AbortController();
     // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
@@ -123,6 +127,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
           },
           // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
           onStoppedLeading: () => {
+            lostLease = true;
             leading.set(lease, 0);
             void shutdown(stopping ? 0 : 1, 'lost leadership');
           },

@@ -13,7 +13,7 @@ import { writeKubeconfig } from '../controlplane/credentials';
 
 // Found by the chaos soak (docs/soak.md): a replica that lost its Lease began stopping, won its own
 // Lease back before it had exited (no one had taken it yet), and started reconciling again on the
-// caches it was leaving. Here the proxy of the soak fails only the Lease's requests until the
+// caches it was leaving; and a reconcile still running when it lost the Lease went on writing. Here the proxy of the soak fails only the Lease's requests until the
 // replica stops leading, and keeps every other request slow so that stopping takes a while.
 const kc = testKubeConfig();
 const objects = testObjects();
@@ -68,3 +68,12 @@ it('does not start work again once it began stopping after losing its Lease, eve
   expect(lines.slice(from).filter((l) => l.msg === 'leading' || l.msg === 'children reconciled')).toEqual([]);
   expect(code).toBe(1);
 }, 180_000);
+
+it('writes nothing once it lost its Lease, not even from a reconcile still running then', () => {
+  const lines = controller.logs();
+  const lost = Date.parse(String(lines.find((l) => l.msg === 'stopped leading')?.time));
+  expect(Number.isNaN(lost)).toBe(false);
+  // Writes the proxy saw arrive after that moment; the Lease's own and Events aside.
+  const late = proxy.writes.filter((w) => w.at > lost && !w.object.includes('/leases') && !w.object.includes('/events'));
+  expect(late).toEqual([]);
+});
