@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { ApiEndpoint, apiRequest } from './api';
 import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
+import { writeKwokStages } from './kwok-stages';
 import { freePort, isAlive, ManagedProcess, sleep, startProcess, stopProcesses } from './processes';
 
 /** What a running control plane leaves in its directory, so another process can use or stop it. */
@@ -172,14 +173,14 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       `--root-ca-file=${caFile}`,
     ]);
     start('kube-scheduler', [...delegatedAuth, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`]);
-    const stages = join(bin, 'kwok-stages');
+    const stages = writeKwokStages(join(bin, 'kwok-stages'), repoRoot(), join(dir, 'kwok-stages'));
     start('kwok', [
       `--kubeconfig=${kubeconfig}`,
       '--manage-all-nodes=false',
       '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
       '--cidr=10.0.0.0/16',
       '--node-ip=127.0.0.1',
-      ...['node-initialize', 'pod-create', 'pod-ready', 'pod-complete', 'pod-delete'].map((s) => `--config=${join(stages, `${s}.yaml`)}`),
+      ...stages.map((file) => `--config=${file}`),
     ]);
     saveState();
 

@@ -2,6 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
+import { databaseObjects, Json } from '../support/database-objects';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { eventsIn, gone, readyOf, Resource, whenReady } from '../support/resources';
@@ -15,13 +16,7 @@ let provisioner: StorageProvisioner;
 let controller: ControllerProcess;
 let logs = '';
 
-type Json = KubeObject & { spec?: any; status?: any; data?: Record<string, string> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-const database = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name, namespace: ns }, spec });
-const child = (kind: string, name: string, apiVersion = 'v1'): KubeObject => ({ apiVersion, kind, metadata: { name, namespace: ns } });
-const statefulSet = (name: string) => child('StatefulSet', name, 'apps/v1');
-const job = (name: string) => child('Job', name, 'batch/v1');
-const get = (o: KubeObject) => objects.get<Json>(o);
-const exists = async (o: KubeObject) => !(await gone(objects, o));
+const { database, child, statefulSet, job, get, exists } = databaseObjects(ns, () => objects);
 const ready = (o: KubeObject, status: 'True' | 'False', reason?: string) => whenReady(objects, o, status, reason, controller.logFile, 120_000);
 const jobDone = (j: Json) => j.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Complete' && c.status === 'True');
 const claimsOf = async (prefix: string) =>
