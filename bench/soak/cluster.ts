@@ -6,12 +6,11 @@ import { KINDS } from '../../src/kinds';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, readState, startControlPlane, stopControlPlane } from '../../test/controlplane/controlplane';
+import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
 import { LocalConversion, runConversion, startLocalConversion } from '../../test/support/conversion';
 import { DIST, installCrds, loadYaml } from '../../test/support/manifests';
 import { FakeRateProvider, startRateProvider } from '../../test/support/rate-provider';
 
-/** The label the test control plane's kwok stage turns a pod Failed by (when the stage is there). */
-export const FAIL_LABEL = 'test.cdk8s-operators.io/fail';
 export const SOAK_FIELD_MANAGER = 'cdk8s-operators-soak';
 /** The soak's namespaces: each kind's objects, CopyratorRule's sources, and a target that never goes. */
 export const NS = { rates: 'soak-rates', copySource: 'soak-copy-src', copyFixed: 'soak-copy-fixed', guitars: 'soak-guitars', databases: 'soak-db', mirrors: 'registry-mirrors', controller: 'cdk8s-operators' };

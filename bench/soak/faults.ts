@@ -1,7 +1,8 @@
 import { ObjectClient } from '../../src/kube/objects';
 import { restartProcess } from '../../test/controlplane/controlplane';
 import { FakeRateProvider } from '../../test/support/rate-provider';
-import { FAIL_LABEL, NS } from './cluster';
+import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
+import { NS } from './cluster';
 import { History } from './history';
 import { FaultProxy } from './proxy';
 import { Replicas } from './replicas';

@@ -167,13 +167,18 @@ function explain(checker: Checker, described: string): string {
  * Conflict their planted neighbour must cause, or any verdict for a Database whose Job the soak failed.
  */
 function converged(o: Json, checker: Checker, workload: Workload): boolean {
-  const failedJob = o.kind === 'Database' && [...checker.jobs.values()].some((j) => j.metadata.name.startsWith(`${o.metadata.name}-`) && (j.status?.failed ?? 0) > 0);
+  const failedJob = o.kind === 'Database' && [...checker.jobs.values()].some((j) => j.metadata.name.startsWith(`${o.metadata.name}-`) && isFailed(j));
   if (o.metadata.deletionTimestamp) return o.kind === 'Database' && failedJob;
   if (o.status?.observedGeneration !== o.metadata.generation) return false;
   const ready = readyCondition(o);
   if (!ready) return false;
   if (workload.conflicted.has(describeJson(o))) return ready.status === 'False' && ready.reason === 'Conflict';
   return failedJob || ready.status === 'True';
+}
+
+/** A Job that gave up (its backoffLimit spent), not one that failed a Pod and retries. */
+function isFailed(job: Json): boolean {
+  return ((job.status?.conditions ?? []) as { type: string; status: string }[]).some((c) => c.type === 'Failed' && c.status === 'True');
 }
 
 export { NS };
