@@ -11,6 +11,7 @@ import { HealthServer } from './http';
 import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
+import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
@@ -66,17 +67,23 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
   // client-go's name and labels (controller-runtime registers it): a 403 here means the RBAC lacks a rule.
   const results = metrics.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']);
-  const rest = new KubeRest(
-    await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env),
-    (method) => requests.inc({ method }),
-    (method, code, host) => results.inc({ code, method, host }),
-  );
+  const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
+  const onRequest = (method: string) => requests.inc({ method });
+  const onResponse = (method: string, code: string, host: string) => results.inc({ code, method, host });
+  const rest = new KubeRest(connection, onRequest, onResponse);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   if (options.sharding && !options['leader-election']) throw new UserError('--sharding: expected --leader-election=true as well: the leader assigns the objects to the replicas');
   const leaseNamespace = options['leader-election-namespace'] as string;
   const leaderLease = options['leader-election-lease'] as string;
   let sharding: Sharding | undefined;
-  const controller: Controller = new Controller(rest, {
+  let elector: LeaderElector | undefined;
+  let stopping = false;
+  let lostLease = false;
+  // Reconciles write only while this replica holds its Lease (the leader's, or sharded its membership):
+  // one still running after it lost it cannot write beside the next, even if it won its own Lease back meanwhile.
+  const holdsLease = () => !elector || (!lostLease && (sharding ? sharding.isMember() : elector.isLeader()));
+  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease);
+  const controller: Controller = new Controller(controllerRest, {
     sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
     mayWork: () => sharding?.isMember() ?? true,
     kinds,
@@ -90,7 +97,6 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
 
   // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
   const webhook = conversionWebhook(rest, options, allKinds, withoutExtraGroups, log);
-  let elector: LeaderElector | undefined;
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
@@ -98,7 +104,6 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
-    let stopping = false;
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
     const migration = new AbortController();
     // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
@@ -132,6 +137,9 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         const elect = () =>
           elector!.run({
             onStartedLeading: () => {
+              // A replica that lost its Lease exits; until it has, it may win its own Lease back (no one
+              // took it yet), but it must not start work again on the caches it is leaving.
+              if (stopping) return;
               leading.set(lease, 1);
               log.info('leading');
               // Sharded, every member reconciles its shard already; the leader assigns the shards besides.
@@ -141,6 +149,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
             },
             // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
             onStoppedLeading: () => {
+              lostLease = true;
               leading.set(lease, 0);
               void shutdown(stopping ? 0 : 1, 'lost leadership');
             },
@@ -149,10 +158,14 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         if (sharding) {
           sharding.join({
             onStartedLeading: () => {
+              if (stopping) return;
               controller.start();
               elect();
             },
-            onStoppedLeading: () => void shutdown(stopping ? 0 : 1, 'lost shard membership'),
+            onStoppedLeading: () => {
+              lostLease = true;
+              void shutdown(stopping ? 0 : 1, 'lost shard membership');
+            },
           });
         } else elect();
       } else {

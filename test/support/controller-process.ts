@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from '../controlplane/controlplane';
 
-/** This checkout's CLI, built from source by `npm run build`. */
-const CHECKOUT_BIN = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+/** This checkout's CLI, built from source by `npm run build`; from the checkout's root, so that compiled programs in lib/ (the soak) find it too. */
+const CHECKOUT_BIN = join(repoRoot(), 'bin', 'cdk8s-operators');
 
 /** The controller as the image runs it (`cdk8s-operators controller ...`), in a child process. */
 export interface ControllerProcess {
