@@ -19,6 +19,15 @@ export function ownedBy(ownerUid: string | undefined, live: Pick<KubeJson, 'meta
   return !!ownerUid && references.some((r) => r.uid === ownerUid) && references.every((r) => r.uid === ownerUid || !r.controller);
 }
 
+/**
+ * Whether another object is the live object's controller: what a controller makes from a
+ * template of ours carries our labels too (a CronJob's Jobs), yet it is its maker's to delete.
+ */
+export function controlledByAnother(ownerUid: string | undefined, live: Pick<KubeJson, 'metadata'>): boolean {
+  const references = (live.metadata.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
+  return references.some((r) => r.controller && r.uid !== ownerUid);
+}
+
 /** `ConfigMap team-a/settings`, as status, Events and logs name a child. */
 export function describeChild(child: { kind: string; metadata: { name: string; namespace?: string } }): string {
   return `${child.kind} ${objectKey(child)}`;

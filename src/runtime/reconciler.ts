@@ -12,7 +12,7 @@ import { EventRecorder } from './events';
 import { Logger } from './log';
 import { mapLimited } from './limit';
 import { matches } from './matches';
-import { claims, describeChild, ownedBy } from './ownership';
+import { claims, controlledByAnother, describeChild, ownedBy } from './ownership';
 import { childState } from './readiness';
 import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
@@ -115,7 +115,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
     return { ...NOTHING, retry };
   }
 
-  const desired = renderChildren(kind, valid, observation).map((child) => withShard(withOwner(child as KubeObject, resource, kind), ctx.shard));
+  const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
   const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
   const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
@@ -199,6 +199,16 @@ function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: 
  * The live object of a child's name: from the child cache, else (it is not one of ours, or not
  * watched, or just created) from the API server, so nothing we do not manage is applied over.
  */
+/**
+ * Sharding: a child is labelled with this replica's shard where a shard's watch selects on
+ * that label, i.e. in the collections watched (the next shard relabels those when the owner
+ * moves). A child of a collection read by name only (a create-only Secret) carries none: it
+ * is never written again, so the label would go on naming the shard it was created by.
+ */
+function shardLabelled(ctx: ReconcileContext, child: KubeObject): KubeObject {
+  return ctx.watches.children.has(`${child.apiVersion}/${child.kind}`) ? withShard(child, ctx.shard) : child;
+}
+
 async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<KubeJson | undefined> {
   const cached = ctx.watches.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
   if (cached) return cached as KubeJson;
@@ -234,7 +244,8 @@ const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  const stale = ctx.watches.childrenOf(labels).filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
+  const ours = (child: KubeObject) => claims(labels, child as KubeJson) && !controlledByAnother(owner.metadata.uid, child as KubeJson);
+  const stale = ctx.watches.childrenOf(labels).filter((child) => ours(child) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
     ctx.rewrites.forget(childId(child));

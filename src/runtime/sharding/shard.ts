@@ -2,6 +2,7 @@ import type { KubeJson } from '../../core/kube-json';
 import { collectionPath, labelSelector, ResolvedCollection } from '../../kube/discovery';
 import { isNotFound, KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
+import { controlledByAnother } from '../ownership';
 import { DRAIN_LABEL, labelPath, labelsOf, SHARD_LABEL } from './labels';
 import { ShardMetrics } from './metrics';
 
@@ -91,7 +92,8 @@ export class Shard {
       for (const { path, collection } of children) {
         const list = await this.rest.request<{ items: KubeJson[] | null }>('GET', path, { query: { labelSelector: labelSelector(ownerLabels) } });
         for (const child of list.items ?? []) {
-          if (labelsOf(child)[SHARD_LABEL] === this.name) continue;
+          // What another controller made from our template (a CronJob's Job) is not ours to relabel.
+          if (labelsOf(child)[SHARD_LABEL] === this.name || controlledByAnother(owner.metadata.uid, child)) continue;
           const childPath = `${collectionPath(collection, child.metadata.namespace)}/${encodeURIComponent(child.metadata.name)}`;
           await this.rest.request('PATCH', childPath, { body: { metadata: { labels: { [SHARD_LABEL]: this.name } } }, contentType: 'application/merge-patch+json' });
           moved++;

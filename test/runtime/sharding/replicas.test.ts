@@ -1,4 +1,5 @@
 import { ApiObject } from 'cdk8s';
+import { CREATE_ONLY_ANNOTATION } from '../../../src/core/child-policy';
 import { KubeObject } from '../../../src/kube/objects';
 import { KubeRest } from '../../../src/kube/rest';
 import { Controller } from '../../../src/runtime/controller';
@@ -10,10 +11,16 @@ import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from
 import { testObjects } from '../../support/manifests';
 import { childrenOf, defineTestKind, installTestCrd, metricValue } from '../../support/test-kind';
 
-/** A kind with one ConfigMap per object, served by in-process replicas with --sharding's engine parts. */
+/**
+ * A kind with one ConfigMap per object, served by in-process replicas with --sharding's engine
+ * parts, and a create-only Secret it reads by name only (get and create, not watched).
+ */
 const shardedKind = defineTestKind('Shardling', {
-  manages: [childrenOf('', 'configmaps')],
-  render: (scope, resource) => void new ApiObject(scope, 'map', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: resource.metadata.name }, data: { size: String(resource.spec.size) } }),
+  manages: [childrenOf('', 'configmaps'), { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] }],
+  render: (scope, resource) => {
+    new ApiObject(scope, 'map', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: resource.metadata.name }, data: { size: String(resource.spec.size) } });
+    new ApiObject(scope, 'secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${resource.metadata.name}-once`, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } }, stringData: { made: 'once' } });
+  },
 });
 const COUNT = 12;
 const kc = testKubeConfig();
@@ -108,4 +115,8 @@ it('labels each object and its children for one replica, and hands them over whe
   await apply(3);
   await servedBy(['shard-a', 'shard-c'], 3);
   expect(metricValue(c.metrics, 'cdk8s_operators_shard_objects', { shard: 'shard-c' })).toBeGreaterThan(0);
+
+  // No shard's watch selects on the Secrets, which are never written again: a shard label there would name the replica that created them long after they moved.
+  const secrets = (await list(`/api/v1/namespaces/${namespace}/secrets`)).filter((m) => m.metadata.labels?.['cdk8s-operators.io/owner-name']);
+  expect(secrets.map((secret) => [secret.metadata.name, shardOf(secret)])).toEqual(Array.from({ length: COUNT }, (_, i) => [`s-${i}-once`, undefined]).sort());
 }, 240_000);
