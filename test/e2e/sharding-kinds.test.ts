@@ -1,13 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { App } from 'cdk8s';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keptOnDelete } from '../../src/core/child-policy';
 import { servedIdentities } from '../../src/core/groups';
 import { labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel } from '../../src/core/names';
 import { KubeObject } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
 import { KINDS } from '../../src/kinds';
+import { buildApp } from '../../src/main';
 import { DRAIN_LABEL, SHARD_LABEL } from '../../src/runtime/sharding/labels';
 import { shardName } from '../../src/runtime/sharding/members';
+import { writeKubeconfig } from '../controlplane/credentials';
 import { applyInOrder } from '../support/apply-bundle';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
@@ -17,7 +22,8 @@ import { ReadyWatch } from '../support/ready-watch';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
 
 /**
- * Three replicas started with --sharding serve every kind (dist/'s instances: an ExchangeRate,
+ * Three replicas started with --sharding, each as the controller's ServiceAccount with the RBAC
+ * of an install synthesized with --sharding, serve every kind (dist/'s instances: an ExchangeRate,
  * a Guitar, a CopyratorRule, a Database with its Jobs and kwok pods, a cluster-wide
  * RegistryMirror) on a control plane of their own: one killed, one added, one cut off from the
  * API server by a proxy. After each step, every object and every child it owns is labelled for
@@ -40,7 +46,11 @@ const named = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metada
 const isReady = (o: Json) => o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 const list = async <T>(path: string) => (await cluster.objects.rest.request<{ items: T[] }>('GET', path)).items;
 
-function replica(name: string, kubeconfig = cluster.plane.kubeconfig, servesConversion = false): ControllerProcess {
+/** A kubeconfig for the API server at `server` (the control plane's, or a proxy's) with the controller's ServiceAccount token. */
+let serviceAccount: (server: string) => string;
+
+/** A replica run as the controller's ServiceAccount: the sharding install's RBAC is all it may use. */
+function replica(name: string, kubeconfig = serviceAccount(cluster.plane.server), servesConversion = false): ControllerProcess {
   const args = [`--kubeconfig=${kubeconfig}`, '--http-port=0', '--sharding', '--leader-election-namespace', 'cdk8s-operators'];
   // The CRDs point at one loopback address: replica-a (never stopped) serves conversion there.
   args.push(...(servesConversion ? cluster.webhookArgs : ['--conversion-webhook=false']));
@@ -118,8 +128,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sharding-kinds-'));
   cluster = await startLocalCluster(dir, 'kubectl');
   await applyInOrder(cluster.objects, cluster.localCrds(loadYaml(join(DIST, '0-crds.k8s.yaml'))), { webhook: { url: cluster.webhookUrl } });
-  // The install but for the controller's Deployment (the replicas run from source): its namespaces, the mirrors' among them.
-  await applyInOrder(cluster.objects, loadYaml(join(DIST, '1-operator.k8s.yaml')), { skip: (o) => o.kind === 'Deployment', webhook: { url: cluster.webhookUrl } });
+  // The install synthesized with --sharding but for its Deployments (the replicas run from source, as its ServiceAccount).
+  const [, operator] = buildApp(new App(), { instances: [], sharding: true }).map((chart) => chart.toJson() as KubeObject[]);
+  await applyInOrder(cluster.objects, operator, { skip: (o) => o.kind === 'Deployment', webhook: { url: cluster.webhookUrl } });
+  const token = await cluster.objects.rest.request<{ status: { token: string } }>('POST', '/api/v1/namespaces/cdk8s-operators/serviceaccounts/controller/token', {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const caPem = readFileSync(join(dir, 'cluster', 'ca.crt'), 'utf8');
+  serviceAccount = (server: string) => {
+    const path = join(dir, `kubeconfig-${new URL(server).port}`);
+    writeKubeconfig(path, server, caPem, token.status.token);
+    return path;
+  };
 }, 180_000);
 
 afterAll(async () => {
@@ -135,8 +155,11 @@ it('serves every kind from three sharded replicas through a kill, an added repli
   // replica-c talks to the API server through a proxy, to be cut off later.
   const server = new URL(cluster.plane.server);
   proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port) });
-  const proxied = join(dir, 'proxied-kubeconfig');
-  writeFileSync(proxied, readFileSync(cluster.plane.kubeconfig, 'utf8').replace(server.origin, `https://${server.hostname}:${proxy.port}`), { mode: 0o600 });
+  const proxied = serviceAccount(`https://${server.hostname}:${proxy.port}`);
+  // The replicas' credentials are the ServiceAccount's, not an admin's: no Secret of the cluster is theirs to list.
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(serviceAccount(cluster.plane.server));
+  await expect(new KubeRest(kc).request('GET', '/api/v1/secrets')).rejects.toThrow(/HTTP 403/);
   replica('replica-a', undefined, true);
   replica('replica-b');
   replica('replica-c', proxied);
