@@ -26,8 +26,9 @@ export interface DatabaseChildrenProps {
  *   CronJob, and an upgrade Job while one is due;
  * - deleting with deletionPolicy Snapshot: the servers stay up for the final snapshot Job,
  *   nothing else runs (no new backups, no upgrade) until the snapshot succeeded;
- * - deleting otherwise, or once the snapshot succeeded: nothing; the garbage collector takes
- *   the rest, and the backup volume stays (it has no owner).
+ * - deleting otherwise, or once the snapshot succeeded: nothing; the controller removes the
+ *   children kept until the release (kept.ts), the garbage collector the rest, and the backup
+ *   volume stays (it has no owner).
  */
 export class DatabaseChildren extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseChildrenProps) {
