@@ -2,7 +2,7 @@ import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, Reco
 import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
 import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
-import { withOwner } from '../core/ownership';
+import { keptUntilRelease, withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
@@ -116,7 +116,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const kindVerdict = outcome.conflicts.length ? undefined : kind.controller?.ready?.(valid, observation, outcome);
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
-    if (verdict === true) return release(ctx, resource, log);
+    // Kept children the engine does not watch (e.g. create-only ones) are only known from this render.
+    if (verdict === true) return release(ctx, resource, log, outcome.served.filter((child) => keptUntilRelease(kind, child)));
     const waiting = kindVerdict ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
     await setStatus(ctx, resource, waiting, kindStatus);
     return { applied, pruned };
@@ -152,7 +153,8 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
     if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
     if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(childId(child), child, live))) return { served: live };
-    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
+    // Being deleted, the owner gets nothing new that is made once: a create-only child is then only rendered to be removed.
+    if (!live && createdOnly(child)) return owner.metadata.deletionTimestamp ? {} : { served: await ctx.objects.create<KubeJson>(child), applied: true };
     const heldMs = live ? ctx.budget.waitMs(childId(child)) : 0;
     if (heldMs > 0) {
       warnHeld(ctx, owner, child, live!, log);
@@ -232,9 +234,20 @@ async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log
   return stale.length;
 }
 
-/** The last step of a deletion: remove every child we manage, then our finalizer. */
-async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Promise<ReconcileResult> {
-  const pruned = await prune(ctx, resource, new Set(), log);
+/**
+ * The last step of a deletion: remove every child we manage, then our finalizer. `kept` are the
+ * live children kept until now (KindController.keptUntilRelease), which have no ownerReference:
+ * those in no watched collection are deleted by name, as what they are is known (served claims
+ * only what its labels name ours), so that removing them needs `delete` but never `list`.
+ */
+async function release(ctx: ReconcileContext, resource: Owner, log: Logger, kept: readonly KubeJson[] = []): Promise<ReconcileResult> {
+  const watched = new Set(ctx.watches.childrenOf(childLabels(ctx.kind, resource)).map(childId));
+  const unwatched = kept.filter((child) => !watched.has(childId(child as KubeObject)));
+  await mapLimited(unwatched, CHILD_WRITES_IN_FLIGHT, async (child) => {
+    await ctx.objects.delete(child as KubeObject).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    log.info('removed a child kept until the release', { child: describeChild(child as KubeObject) });
+  });
+  const pruned = unwatched.length + (await prune(ctx, resource, new Set(), log));
   await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
   ctx.watches.release(objectKey(resource));
   log.info('children removed, finalizer released', { pruned });
