@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CustomResourceDefinitions } from './bundle/crd';
 import { webhookServiceConfig } from './bundle/deployment';
+import { injectCaFrom } from './bundle/cert-manager';
+import { WEBHOOK_CERTIFICATES, WebhookCertificates } from './core/webhook';
 import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
@@ -99,12 +101,16 @@ export interface AppOptions {
   readonly examples?: readonly Instance[];
   /** Grant the controller Secret access and run it with --enable-secrets (CopyratorRule ruleType secret). */
   readonly secretCopy?: boolean;
+  /** Run every controller replica active, each serving a share of the objects (--sharding), with its RBAC. */
+  readonly sharding?: boolean;
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
   readonly withoutExtraGroups?: readonly string[];
   /** Where the alerts' runbook links point (synth's --runbook-url); default docs/monitoring.md in this repository. */
   readonly runbookUrl?: string;
+  /** Who makes the conversion webhook's certificate (synth's --webhook-certificates); default the controller itself. */
+  readonly webhookCertificates?: WebhookCertificates;
 }
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
@@ -116,15 +122,29 @@ function companions(variant: OperatorVariant): Companion[] {
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
   return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
-    new OperatorBundle(c, 'operator', { kinds: variant.kinds, userKinds: KINDS, secretCopy: variant.secretCopy, companions: companions(variant), withoutExtraGroups: variant.withoutExtraGroups }),
+    new OperatorBundle(c, 'operator', {
+      kinds: variant.kinds,
+      userKinds: KINDS,
+      secretCopy: variant.secretCopy,
+      companions: companions(variant),
+      withoutExtraGroups: variant.withoutExtraGroups,
+      webhookCertificates: variant.webhookCertificates,
+      sharding: variant.sharding,
+    }),
   );
 }
 
 /** The CRDs' wave: dist/0-crds.k8s.yaml, and (with every group) the Helm chart's template of it. */
-export function crdsChart(app: App, withoutExtraGroups: readonly string[]): Chart {
+export function crdsChart(app: App, withoutExtraGroups: readonly string[], webhookCertificates: WebhookCertificates = 'self'): Chart {
   return waveChart(app, '0-crds', SYNC_WAVE.crds, (c) =>
     // A kind with several versions converts through the controllers' webhook Service; a kind of one version ignores it.
-    new CustomResourceDefinitions(c, 'crds', { kinds: KINDS, withoutExtraGroups, webhook: webhookServiceConfig(DEFAULT_NAMESPACE) }),
+    new CustomResourceDefinitions(c, 'crds', {
+      kinds: KINDS,
+      withoutExtraGroups,
+      webhook: webhookServiceConfig(DEFAULT_NAMESPACE),
+      // cert-manager's cainjector fills caBundle from the webhook's Certificate.
+      webhookAnnotations: webhookCertificates === 'cert-manager' ? injectCaFrom(DEFAULT_NAMESPACE) : undefined,
+    }),
   );
 }
 
@@ -135,7 +155,8 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[]): Char
  */
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
-  const charts = [crdsChart(app, withoutExtraGroups), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups })];
+  const webhookCertificates = options.webhookCertificates ?? 'self';
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -181,10 +202,24 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     description: `Let the controller copy Secrets (CopyratorRule ruleType secret): Secret rules in its ClusterRole and --${SECRET_COPY.controllerOption} on its command line.`,
   },
   {
+    name: 'sharding',
+    type: 'boolean',
+    default: 'false',
+    description: 'Run every controller replica active, each serving a share of the objects: --sharding on its command line, RBAC for its membership Leases and for labelling objects (docs/operating.md#sharding).',
+  },
+  {
     name: 'without-extra-groups',
     type: 'list',
     description:
       'Leave out extra API groups of kinds, by CRD name (e.g. copyrators.flant.com): no CRD, no RBAC, not served. Every group is served by default, so that the originals\u2019 manifests apply unchanged.',
+  },
+  {
+    name: 'webhook-certificates',
+    type: 'string',
+    default: 'self',
+    choices: WEBHOOK_CERTIFICATES,
+    description:
+      'Who makes the conversion webhook\u2019s certificate: self (the controller\u2019s own CA, injected into the CRDs) or cert-manager (the bundle carries cert-manager Issuers and a Certificate, and the CRDs ask its cainjector for caBundle; cert-manager must be installed).',
   },
   {
     name: 'runbook-url',
@@ -240,8 +275,10 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     examples,
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
+    sharding: options.sharding as boolean,
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
+    webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
   };
 }
 
@@ -272,7 +309,9 @@ function synthesize(options: AppOptions): void {
     crds: crdsChart,
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
+    sharding: options.sharding ?? false,
     withoutExtraGroups: options.withoutExtraGroups ?? [],
+    webhookCertificates: options.webhookCertificates ?? 'self',
     resources: options.helmInstances ? resources : [],
     monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });

@@ -101,6 +101,8 @@ export interface CustomResourceDefinitionsProps {
   readonly withoutExtraGroups?: readonly string[];
   /** Where the API server reaches the conversion webhook, for kinds with several versions. */
   readonly webhook?: WebhookClientConfig;
+  /** Annotations of the CRDs that convert by the webhook (cert-manager's `inject-ca-from`). @default none */
+  readonly webhookAnnotations?: Record<string, string>;
 }
 
 /** One CRD per kind and group, each kind's main group first. */
@@ -109,8 +111,9 @@ export class CustomResourceDefinitions extends Construct {
     super(scope, id);
     for (const kind of allIdentities(props.kinds, props.withoutExtraGroups)) {
       const { apiVersion, kind: objectKind, metadata, ...rest } = crdManifest(kind, props.webhook);
+      const annotations = hasVersions(kind) && props.webhookAnnotations ? { annotations: { ...props.webhookAnnotations } } : {};
       // A main group's id stays the plural, as it always was.
-      new ApiObject(this, isExtraIdentity(kind) ? metadata.name : kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata, ...rest });
+      new ApiObject(this, isExtraIdentity(kind) ? metadata.name : kind.plural, { apiVersion: apiVersion as string, kind: objectKind as string, metadata: { ...metadata, ...annotations }, ...rest });
     }
   }
 }

@@ -6,7 +6,7 @@ import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
-import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE } from '../core/webhook';
+import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE, WebhookCertificates } from '../core/webhook';
 
 export interface ControllerDeploymentProps {
   /** Namespace of the controller. */
@@ -25,8 +25,12 @@ export interface ControllerDeploymentProps {
   readonly secretCopy?: boolean;
   /** Run with --without-extra-groups (CRD names of extra groups the install leaves out). @default none */
   readonly withoutExtraGroups?: readonly string[];
+  /** Run with --sharding: every replica serves a share of the objects. @default false */
+  readonly sharding?: boolean;
   /** Serve the conversion webhook (some kind has several versions): its container port, Service and ingress. @default false */
   readonly conversionWebhook?: boolean;
+  /** Run with --webhook-certificates=cert-manager when cert-manager makes the webhook's certificate. @default 'self' */
+  readonly webhookCertificates?: WebhookCertificates;
 }
 
 /** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
@@ -59,8 +63,10 @@ export class ControllerDeployment extends Construct {
         `--leader-election-lease=${props.leaseName}`,
         `--http-port=${HTTP_PORT}`,
         ...(webhook ? [`--webhook-port=${WEBHOOK_PORT}`] : []),
+        ...(webhook && props.webhookCertificates === 'cert-manager' ? ['--webhook-certificates=cert-manager'] : []),
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
+        ...(props.sharding ? ['--sharding'] : []),
       ],
       env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
       port: HTTP_PORT,

@@ -4,10 +4,10 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
-import { caInjectionRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, userRules, webhookSecretRules } from './rbac';
+import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
-import { versionedCrdNames } from '../core/webhook';
-import { WEBHOOK_TLS_SECRET } from '../core/webhook';
+import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
+import { CertManagerCertificates } from './cert-manager';
 import { controllerImage } from './version';
 
 export interface OperatorBundleProps {
@@ -25,6 +25,10 @@ export interface OperatorBundleProps {
   readonly userKinds?: readonly AnyKind[];
   /** Extra groups of the kinds to leave out, by CRD name (`<plural>.<group>`): no RBAC, and the controller does not wait for them. @default none */
   readonly withoutExtraGroups?: readonly string[];
+  /** Who makes the conversion webhook's certificate: the controller (`self`) or cert-manager (its Issuers and Certificate come with the bundle). @default 'self' */
+  readonly webhookCertificates?: WebhookCertificates;
+  /** Run every replica active, each serving a share of the objects (--sharding), with the RBAC for it. @default false */
+  readonly sharding?: boolean;
   /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
   readonly companions?: readonly Companion[];
 }
@@ -97,19 +101,34 @@ export class OperatorBundle extends Construct {
       subjects,
     });
 
+    if (props.sharding) {
+      const shardRole = new k8s.KubeRole(this, 'sharding', { metadata: { name: `${PRODUCT}:sharding`, namespace, labels }, rules: SHARDING_LEASE_RULES });
+      new k8s.KubeRoleBinding(this, 'sharding-binding', {
+        metadata: { name: shardRole.name, namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole.name },
+        subjects,
+      });
+      // One per served group of each kind, so that leaving out a kind or a group leaves out its rule too.
+      for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindCluster(clusterRole(`${crdName(identity)}:sharding`, shardingRules(identity)));
+    }
+
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
+    const certManager = props.webhookCertificates === 'cert-manager';
     if (versioned.length) {
-      bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
+      // With cert-manager its cainjector fills caBundle: the controller needs no access to the CRDs for it.
+      if (!certManager) bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
       const migrated = userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
       bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
-      const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: webhookSecretRules(WEBHOOK_TLS_SECRET) });
+      const secretRules = certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET);
+      const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: secretRules });
       new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
         metadata: { name: secretRole.name, namespace, labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretRole.name },
         subjects,
       });
+      if (certManager) new CertManagerCertificates(this, 'cert-manager', { namespace, labels });
     }
 
     const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
@@ -133,6 +152,8 @@ export class OperatorBundle extends Construct {
       secretCopy,
       withoutExtraGroups: props.withoutExtraGroups,
       conversionWebhook: versioned.length > 0,
+      webhookCertificates: props.webhookCertificates,
+      sharding: props.sharding,
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

@@ -63,6 +63,18 @@ export function leaderElectionRules(leaseName: string): PolicyRule[] {
   ];
 }
 
+/**
+ * Sharding (--sharding), in the operator's own namespace: each replica's membership Lease, named
+ * after its Pod and so not known in advance, and the leader's view of them all (it deletes those of
+ * replicas that are gone).
+ */
+export const SHARDING_LEASE_RULES: PolicyRule[] = [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'update', 'delete'] }];
+
+/** Sharding: the leader labels a kind's objects for their shard (and replicas remove their label to hand one over); children are the kind's already. */
+export function shardingRules(kind: AnyKind): PolicyRule[] {
+  return [{ apiGroups: [kind.group], resources: [kind.plural], verbs: ['patch'] }];
+}
+
 /** Rules for cluster users: aggregated into the built-in view, or edit and admin, roles. */
 export function userRules(kinds: readonly AnyKind[], access: 'view' | 'edit'): PolicyRule[] {
   const byGroup = new Map<string, string[]>();
@@ -109,4 +121,9 @@ export function webhookSecretRules(secretName: string): PolicyRule[] {
     { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: [secretName] },
   ];
+}
+
+/** With cert-manager: read the one Secret its Certificate writes; no create, no update (cert-manager writes it). */
+export function certManagerSecretRules(secretName: string): PolicyRule[] {
+  return [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [secretName] }];
 }

@@ -35,7 +35,9 @@ export function answerConversionReview(kinds: readonly AnyKind[], body: unknown)
     }
     if (!Array.isArray(request.objects)) throw new ConversionError('request.objects', 'is required: a list of objects');
     const desired = request.desiredAPIVersion;
-    const converted = request.objects.map((object: unknown, i) => convertOne(kinds, object, desired, `request.objects[${i}]`));
+    // Once per review, not per object.
+    const identities = allIdentities(kinds);
+    const converted = request.objects.map((object: unknown, i) => convertOne(identities, object, desired, `request.objects[${i}]`));
     return review(uid, converted, { status: 'Success' });
   } catch (err) {
     if (!(err instanceof ConversionError)) throw err;
@@ -43,7 +45,7 @@ export function answerConversionReview(kinds: readonly AnyKind[], body: unknown)
   }
 }
 
-function convertOne(kinds: readonly AnyKind[], object: unknown, desiredApiVersion: string, where: string): KubeJson {
+function convertOne(identities: readonly AnyKind[], object: unknown, desiredApiVersion: string, where: string): KubeJson {
   if (!isObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string' || !isObject(object.metadata)) {
     throw new ConversionError(where, 'expected an object with apiVersion, kind and metadata');
   }
@@ -52,7 +54,7 @@ function convertOne(kinds: readonly AnyKind[], object: unknown, desiredApiVersio
   const { group } = splitApiVersion(json.apiVersion);
   const { group: desiredGroup, version } = splitApiVersion(desiredApiVersion);
   if (desiredGroup !== group) throw new ConversionError('request.desiredAPIVersion', `${name} is in group ${group}, not ${desiredGroup}`);
-  const kind = allIdentities(kinds).find((k) => k.group === group && k.kind === json.kind);
+  const kind = identities.find((k) => k.group === group && k.kind === json.kind);
   if (!kind) throw new ConversionError(`${where}.kind`, `${name}: no kind ${json.kind} in group ${group} is served here`);
   try {
     layoutOf(kind, version);

@@ -7,6 +7,10 @@ import { hasVersions } from './versions';
 export const WEBHOOK_TLS_SECRET = 'cdk8s-operators-webhook-tls';
 /** The Service in front of the controllers' webhook port; the serving certificate names it. */
 export const WEBHOOK_SERVICE = 'controller-webhook';
+/** The DNS names of the webhook's Service, which its serving certificate holds (whoever makes it). */
+export function serviceDnsNames(serviceName: string, namespace: string): string[] {
+  return [`${serviceName}.${namespace}.svc`, `${serviceName}.${namespace}.svc.cluster.local`];
+}
 /** The container port of the HTTPS server (443 on the Service). */
 export const WEBHOOK_PORT = 9443;
 /** Where the API server posts ConversionReviews. */
@@ -18,3 +22,27 @@ export const CA_INJECTOR = 'cdk8s-operators-ca-injector';
 export function versionedCrdNames(kinds: readonly AnyKind[], withoutExtraGroups: readonly string[] = []): string[] {
   return kinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, withoutExtraGroups).map(crdName));
 }
+
+/**
+ * Who makes the webhook's certificates: `self`, the controller's own CA (no cert-manager
+ * needed), or `cert-manager`, whose Certificate writes the serving certificate into a Secret
+ * and whose cainjector fills the CRDs' caBundle. Synth's --webhook-certificates, the Helm value
+ * webhookCertificates and the controller's --webhook-certificates all take these.
+ */
+export const WEBHOOK_CERTIFICATES = ['self', 'cert-manager'] as const;
+export type WebhookCertificates = (typeof WEBHOOK_CERTIFICATES)[number];
+
+/** What the install and the controller agree on when cert-manager makes the certificates. */
+export const CERT_MANAGER = {
+  /** The Certificate of the webhook's Service names; its Secret is `secretName`. */
+  certificate: 'cdk8s-operators-webhook',
+  /** A Secret apart from the controller's own, so switching between the two leaves each one's alone. */
+  secretName: 'cdk8s-operators-webhook-cert-manager-tls',
+  /** The self-signed Issuer that signs the CA, the CA's Certificate and Secret, and the CA Issuer that signs the serving certificate. */
+  selfSignedIssuer: 'cdk8s-operators-selfsigned',
+  caCertificate: 'cdk8s-operators-webhook-ca',
+  caSecretName: 'cdk8s-operators-webhook-ca',
+  caIssuer: 'cdk8s-operators-webhook-ca',
+  /** cainjector copies the CA of this Certificate's Secret (`<namespace>/<name>`) into the annotated CRD's caBundle. */
+  injectAnnotation: 'cert-manager.io/inject-ca-from',
+} as const;

@@ -18,6 +18,9 @@ import { WorkQueue } from './queue';
 import { reconcile, ReconcileContext } from './reconciler';
 import { ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
+import { isDraining, labelsOf, SHARD_LABEL } from './sharding/labels';
+import type { Shard } from './sharding/shard';
+import type { Sharder } from './sharding/sharder';
 
 export interface ControllerSettings {
   readonly kinds: readonly AnyKind[];
@@ -31,6 +34,10 @@ export interface ControllerSettings {
   readonly identity: string;
   /** Extra groups of the kinds not to serve, by CRD name (`<plural>.<group>`); none by default. */
   readonly withoutExtraGroups?: readonly string[];
+  /** Sharding: this replica serves only the objects labelled for its shard; the sharder (run by the leader) labels them. */
+  readonly sharding?: { readonly shard: Shard; readonly sharder: Sharder };
+  /** False when this replica may no longer start a reconcile (its shard membership lapsed): queued work then waits for the exit. */
+  readonly mayWork?: () => boolean;
 }
 
 type Owner = CustomResource;
@@ -79,6 +86,13 @@ export class Controller {
 
   private readonly watchRestarts: WatchRestarts;
 
+  /** How many objects this replica serves (those in its caches), for the shard's metrics. */
+  servedObjects(): number {
+    let count = 0;
+    for (const owners of this.served.values()) count += owners().length;
+    return count;
+  }
+
   /** Whether every kind whose CRD exists has a filled cache. */
   get synced(): boolean {
     return this.informers.every((i) => i.hasSynced);
@@ -123,14 +137,26 @@ export class Controller {
     const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
     const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
     this.watchRestarts.watching(group);
-    const owners = collections.map((scope) => new Informer<Owner>(this.rest, { path: `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}`, onRestart: (why) => this.watchRestarts.restarted(group, why) }, log));
+    const sharding = this.settings.sharding;
+    const paths = collections.map((scope) => `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}`);
+    const owners = paths.map((path) => new Informer<Owner>(this.rest, { path, labelSelector: sharding?.shard.selector, onRestart: (why) => this.watchRestarts.restarted(group, why) }, log));
     const written = new OwnWrites<Owner>();
+    const cached = (key: string) => owners.map((informer) => informer.cache.get(key)).find((o) => o);
     for (const informer of owners) {
       informer.on((type, object, previous) => {
         written.seen(object);
-        if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(`${group}|${objectKey(object)}`);
+        const item = `${group}|${objectKey(object)}`;
+        if (sharding && type === 'deleted') sharding.shard.forget(item);
+        if (sharding && type !== 'deleted' && isDraining(object)) {
+          // Not queued again; a reconcile under way finishes first, then the object is let go.
+          const stillHere = () => labelsOf(cached(objectKey(object)) ?? { metadata: { name: '' } })[SHARD_LABEL] === sharding.shard.name;
+          sharding.shard.drain(item, ownerPath(kind, object), () => this.queue.inProcess().has(item), stillHere);
+          return;
+        }
+        if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(item);
       });
     }
+    sharding?.sharder.add({ group, paths, objectPath: (object) => ownerPath(kind, object) });
     const allOwners = () => owners.flatMap((informer) => [...informer.cache.values()]).filter(serves);
     this.served.set(group, allOwners);
     const watches = new KindWatches(
@@ -151,7 +177,13 @@ export class Controller {
     const ctx: ReconcileContext = {
       kind,
       objects: this.objects,
-      owner: (key) => written.latest(key, owners.map((informer) => informer.cache.get(key)).find((o) => o && serves(o))),
+      // An object asked to drain is no longer served here, even by a reconcile queued before.
+      owner: (key) => {
+        const owner = written.latest(key, owners.map((informer) => informer.cache.get(key)).find((o) => o && serves(o)));
+        return owner && sharding && isDraining(owner) ? undefined : owner;
+      },
+      shard: sharding?.shard.name,
+      adopt: sharding && ((key, owner, labels) => sharding.shard.adopt(`${group}|${key}`, owner, labels, watches.childCollections, watches.childrenOf(labels).length)),
       wrote: (base, result) => written.record(base, result),
       watches,
       observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],
@@ -192,7 +224,8 @@ export class Controller {
 
   /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
-    const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}`;
+    const shard = this.settings.sharding?.shard;
+    const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
     for (const permission of kind.manages) {
       if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
@@ -213,6 +246,10 @@ export class Controller {
     for (;;) {
       const item = await this.queue.next();
       if (item === undefined) return;
+      if (this.settings.mayWork && !this.settings.mayWork()) {
+        this.queue.done(item);
+        continue;
+      }
       const [group, key] = item.split('|');
       const ctx = this.contexts.get(group)!;
       const started = process.hrtime.bigint();
@@ -246,6 +283,12 @@ function needsReconcile(object: Owner, previous?: Owner): boolean {
   if (!previous) return true;
   const meta = (o: Owner) => JSON.stringify([o.metadata.generation, o.metadata.deletionTimestamp, o.metadata.finalizers, o.metadata.labels, o.metadata.annotations]);
   return meta(object) !== meta(previous);
+}
+
+/** The API path of an owner object. */
+function ownerPath(kind: AnyKind, object: Pick<Owner, 'metadata'>): string {
+  const namespace = object.metadata.namespace ? `/namespaces/${encodeURIComponent(object.metadata.namespace)}` : '';
+  return `/apis/${kind.group}/${kind.version}${namespace}/${kind.plural}/${encodeURIComponent(object.metadata.name)}`;
 }
 
 /** The owner of a child: its controller reference (of this group), or (across namespaces, where there is none) its labels. */

@@ -16,6 +16,8 @@ export interface LeaderElectionOptions {
   readonly renewDeadlineSeconds?: number;
   /** How often to try to acquire or renew; must be less than the renew deadline. Default: 2. */
   readonly retryPeriodSeconds?: number;
+  /** Labels the Lease carries, so that a set of Leases can be listed (see sharding/members.ts). Default: none. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface LeaderCallbacks {
@@ -166,7 +168,7 @@ export class LeaderElector {
       const created: Lease = {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
-        metadata: { name: this.options.leaseName, namespace: this.options.namespace },
+        metadata: { name: this.options.leaseName, namespace: this.options.namespace, ...(this.options.labels ? { labels: { ...this.options.labels } } : {}) },
         spec: { holderIdentity: identity, leaseDurationSeconds: this.leaseMs / 1000, acquireTime: now, renewTime: now, leaseTransitions: 0 },
       };
       return this.write('POST', this.path.slice(0, this.path.lastIndexOf('/')), created);
@@ -180,6 +182,7 @@ export class LeaderElector {
     if (holder && holder !== identity && !this.expired(spec)) return 'held-by-other';
     const takeover = holder !== identity;
     if (takeover) this.log.info(holder ? 'taking over the expired lease' : 'acquiring the free lease', { previousHolder: holder || undefined });
+    if (this.options.labels) lease.metadata.labels = { ...lease.metadata.labels, ...this.options.labels };
     lease.spec = {
       ...spec,
       holderIdentity: identity,

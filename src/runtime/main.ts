@@ -11,10 +11,12 @@ import { HealthServer } from './http';
 import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
+import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
-import { WEBHOOK_PORT } from '../core/webhook';
+import { WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { Sharding } from './sharding/setup';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
@@ -27,10 +29,18 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
   { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
   { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
+  { name: 'sharding', type: 'boolean', default: 'false', description: 'Share the objects among all replicas: each holds a Lease of its own and serves only the objects the leader labels for it (needs --leader-election).' },
   { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
   { name: 'conversion-webhook', type: 'boolean', default: 'true', description: 'Serve the conversion webhook of the kinds with several versions (and inject its CA into their CRDs); false when another process serves it.' },
   { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
   { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
+  {
+    name: 'webhook-certificates',
+    type: 'string',
+    default: 'self',
+    choices: WEBHOOK_CERTIFICATES,
+    description: 'Who makes the conversion webhook\u2019s certificate: self (its own CA in a Secret, injected into the CRDs) or cert-manager (it serves the Secret cert-manager writes, whose cainjector fills the CRDs\u2019 caBundle).',
+  },
   { name: 'webhook-url', type: 'string', description: 'Local mode: the URL the API server posts ConversionReviews to (e.g. https://127.0.0.1:9443/convert), set in the CRDs instead of the Service.' },
   LOG_LEVEL_OPTION,
   { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
@@ -57,13 +67,25 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
   // client-go's name and labels (controller-runtime registers it): a 403 here means the RBAC lacks a rule.
   const results = metrics.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']);
-  const rest = new KubeRest(
-    await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env),
-    (method) => requests.inc({ method }),
-    (method, code, host) => results.inc({ code, method, host }),
-  );
+  const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
+  const onRequest = (method: string) => requests.inc({ method });
+  const onResponse = (method: string, code: string, host: string) => results.inc({ code, method, host });
+  const rest = new KubeRest(connection, onRequest, onResponse);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
-  const controller = new Controller(rest, {
+  if (options.sharding && !options['leader-election']) throw new UserError('--sharding: expected --leader-election=true as well: the leader assigns the objects to the replicas');
+  const leaseNamespace = options['leader-election-namespace'] as string;
+  const leaderLease = options['leader-election-lease'] as string;
+  let sharding: Sharding | undefined;
+  let elector: LeaderElector | undefined;
+  let stopping = false;
+  let lostLease = false;
+  // Reconciles write only while this replica holds its Lease (the leader's, or sharded its membership):
+  // one still running after it lost it cannot write beside the next, even if it won its own Lease back meanwhile.
+  const holdsLease = () => !elector || (!lostLease && (sharding ? sharding.isMember() : elector.isLeader()));
+  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease);
+  const controller: Controller = new Controller(controllerRest, {
+    sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
+    mayWork: () => sharding?.isMember() ?? true,
     kinds,
     namespaces: (options.namespace as string[] | undefined) ?? [],
     workers: options.workers as number,
@@ -75,15 +97,13 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
 
   // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
   const webhook = conversionWebhook(rest, options, allKinds, withoutExtraGroups, log);
-  let elector: LeaderElector | undefined;
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
   const port = await http.start();
-  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], conversionWebhook: webhook ? webhook.crdNames : false });
+  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
-    let stopping = false;
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
     const migration = new AbortController();
     // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
@@ -94,7 +114,10 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       log.info('stopping', { why });
       migration.abort();
       await controller.stop();
+      sharding?.stopLeading();
       await elector?.stop();
+      // After the work stopped: the released Lease lets the leader hand this replica's objects on at once.
+      await sharding?.stop();
       // Last: the informers read through conversion until they stop.
       await webhook?.stop();
       await http.stop();
@@ -110,20 +133,41 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
         const lease = { name: options['leader-election-lease'] as string };
         leading.set(lease, 0);
-        elector = new LeaderElector(rest, { namespace: options['leader-election-namespace'] as string, leaseName: options['leader-election-lease'] as string, identity }, log);
-        elector.run({
-          onStartedLeading: () => {
-            leading.set(lease, 1);
-            log.info('leading');
-            controller.start();
-            migrateStorage();
-          },
-          // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
-          onStoppedLeading: () => {
-            leading.set(lease, 0);
-            void shutdown(stopping ? 0 : 1, 'lost leadership');
-          },
-        });
+        elector = new LeaderElector(rest, { namespace: leaseNamespace, leaseName: leaderLease, identity }, log);
+        const elect = () =>
+          elector!.run({
+            onStartedLeading: () => {
+              // A replica that lost its Lease exits; until it has, it may win its own Lease back (no one
+              // took it yet), but it must not start work again on the caches it is leaving.
+              if (stopping) return;
+              leading.set(lease, 1);
+              log.info('leading');
+              // Sharded, every member reconciles its shard already; the leader assigns the shards besides.
+              if (sharding) sharding.lead();
+              else controller.start();
+              migrateStorage();
+            },
+            // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
+            onStoppedLeading: () => {
+              lostLease = true;
+              leading.set(lease, 0);
+              void shutdown(stopping ? 0 : 1, 'lost leadership');
+            },
+          });
+        // A sharded replica works on its shard once its membership Lease is held, and competes for leadership too.
+        if (sharding) {
+          sharding.join({
+            onStartedLeading: () => {
+              if (stopping) return;
+              controller.start();
+              elect();
+            },
+            onStoppedLeading: () => {
+              lostLease = true;
+              void shutdown(stopping ? 0 : 1, 'lost shard membership');
+            },
+          });
+        } else elect();
       } else {
         controller.start();
         migrateStorage();
@@ -138,6 +182,8 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonl
   if (!options['conversion-webhook'] || !kinds.some(hasVersions)) return undefined;
   const url = options['webhook-url'] as string | undefined;
   if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);
+  const certificates = options['webhook-certificates'] as WebhookCertificates;
+  if (url !== undefined && certificates === 'cert-manager') throw new UserError('--webhook-url: local mode needs --webhook-certificates=self; cert-manager\u2019s certificate names the Service, and its cainjector sets no URL');
   // Loaded only here: fastify and the X.509 library cost about 24 MiB and 250 ms at start, which a controller serving no conversion never needs.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ConversionWebhook } = require('./conversion/webhook') as typeof import('./conversion/webhook');
@@ -148,6 +194,7 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonl
     port: options['webhook-port'] as number,
     host: options['webhook-host'] as string,
     url,
+    certificates,
   }, log.child({ component: 'conversion-webhook' }));
 }
 

@@ -18,6 +18,12 @@ import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
 import { statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
+import { withShard } from './sharding/labels';
+
+/** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
+export function shardFieldManager(shard: string): string {
+  return `cdk8s-operators-shard-${shard}`;
+}
 
 type Owner = CustomResource;
 
@@ -42,6 +48,10 @@ export interface ReconcileContext {
   readonly log: Logger;
   /** Reconcile everything again after this long, even when nothing changed. */
   readonly resyncMs: number;
+  /** Sharding: this replica's shard, which every child it applies is labelled with (and its status writes' field manager names). */
+  readonly shard?: string;
+  /** Sharding: before an owner's first reconcile here, takes over its children from the shard that served it before. */
+  readonly adopt?: (key: string, owner: Owner, ownerLabels: Record<string, string>) => Promise<void>;
 }
 
 /** What a reconcile did, for metrics and the queue. */
@@ -69,6 +79,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
   const log = ctx.log.child({ kind: kind.kind, ...(isExtraIdentity(kind) ? { group: kind.group } : {}), namespace: resource.metadata.namespace, name: resource.metadata.name });
   await ctx.watches.waitForSync();
+  await ctx.adopt?.(key, resource, childLabels(kind, resource));
 
   const deleting = resource.metadata.deletionTimestamp !== undefined;
   const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
@@ -104,7 +115,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
     return { ...NOTHING, retry };
   }
 
-  const desired = renderChildren(kind, valid, observation).map((child) => withOwner(child as KubeObject, resource, kind));
+  const desired = renderChildren(kind, valid, observation).map((child) => withShard(withOwner(child as KubeObject, resource, kind), ctx.shard));
   const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
   const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
@@ -259,6 +270,7 @@ async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers:
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
     contentType: 'application/merge-patch+json',
+    query: ctx.shard ? { fieldManager: shardFieldManager(ctx.shard) } : undefined,
   });
   ctx.wrote?.(resource, result);
   return result;
@@ -270,7 +282,11 @@ async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyV
   const ready = conditions[0];
   const patch = statusPatch(resource, conditions, kindStatus);
   if (!patch) return;
-  const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.discovery.objectPath(resource)}/status`, { body: { status: patch }, contentType: 'application/merge-patch+json' });
+  const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.discovery.objectPath(resource)}/status`, {
+    body: { status: patch },
+    contentType: 'application/merge-patch+json',
+    query: ctx.shard ? { fieldManager: shardFieldManager(ctx.shard) } : undefined,
+  });
   ctx.wrote?.(resource, result);
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {

@@ -34,6 +34,8 @@ const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace
 export class KindWatches implements CacheReader {
   /** Child informers by `apiVersion/Kind`, for the reconciler's apply and prune. */
   readonly children = new Map<string, Informer>();
+  /** The child collections' list paths (without the watch's label selector), for a takeover's one look at another shard's children. */
+  readonly childCollections: { path: string; collection: ResolvedCollection }[] = [];
   /** Children and whole related collections by `apiGroup/resource`, for reads. */
   private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer }>();
   private readonly queries = new Map<string, SharedQuery>();
@@ -61,7 +63,9 @@ export class KindWatches implements CacheReader {
 
   /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
   addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), labelSelector: selector, ...this.restarts(collection) }, this.log);
+    const path = collectionPath(collection, namespace);
+    this.childCollections.push({ path, collection });
+    const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
     informer.on((type, child, previous) => {
       this.index(type, child, previous);
       this.events.child(child);

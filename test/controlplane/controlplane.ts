@@ -94,7 +94,19 @@ export interface ControlPlaneOptions {
    * the shared control plane start a provisioner of their own, for their namespace.
    */
   readonly storage?: boolean;
+  /**
+   * Also serve the StorageVersionMigration API and run its migrator, as a cluster that enables
+   * them does (Kubernetes 1.36: beta, off by default). kube-apiserver serves
+   * storagemigration.k8s.io/v1beta1 only with both the runtime config and the
+   * StorageVersionMigrator feature gate; kube-controller-manager's
+   * storage-version-migrator-controller starts only with the gate (and the garbage collector,
+   * whose graph it uses, and client-go's InformerResourceVersion and InOrderInformers, on by
+   * default in 1.36). Default false: the shared control plane is a cluster of the defaults.
+   */
+  readonly storageVersionMigration?: boolean;
 }
+
+const SVM_GATE = '--feature-gates=StorageVersionMigrator=true';
 
 /**
  * Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
@@ -151,6 +163,7 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       '--service-cluster-ip-range=10.96.0.0/16',
       '--allow-privileged=true',
       '--profiling=false',
+      ...(options.storageVersionMigration ? ['--runtime-config=storagemigration.k8s.io/v1beta1=true', SVM_GATE] : []),
     ]);
     saveState();
     await waitFor('kube-apiserver to write its serving certificate', processes, () => existsSync(join(certDir, 'apiserver.crt')));
@@ -168,7 +181,8 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       '--bind-address=127.0.0.1',
       `--secure-port=${controllerManagerPort}`,
       '--use-service-account-credentials=false',
-      `--controllers=${CONTROLLERS.join(',')}`,
+      `--controllers=${[...CONTROLLERS, ...(options.storageVersionMigration ? ['storage-version-migrator-controller'] : [])].join(',')}`,
+      ...(options.storageVersionMigration ? [SVM_GATE] : []),
       `--service-account-private-key-file=${credentials.serviceAccountPrivateKey}`,
       `--root-ca-file=${caFile}`,
     ]);

@@ -1,6 +1,6 @@
 import { answerConversionReview } from '../../src/core/conversion-review';
 import { KubeJson, validateResource } from '../../src/core/kind';
-import { CONVERSION_DATA_ANNOTATION, convertObject } from '../../src/core/versions';
+import { canonicalJson, CONVERSION_DATA_ANNOTATION, convertObject, sameJson } from '../../src/core/versions';
 import { defineVersionedTestKind } from '../support/test-kind';
 
 const kind = defineVersionedTestKind('Tagged', { render: () => undefined });
@@ -74,5 +74,25 @@ describe('answerConversionReview', () => {
   it('refuses a conversion that would turn a valid object into an invalid one, naming the field', () => {
     const answer = review({ uid: 'u', desiredAPIVersion: `${group}/v2`, objects: [v1({ size: 1, tag: 'x' }, { [CONVERSION_DATA_ANNOTATION]: JSON.stringify({ v2: { tags: ['x', '', 'y'] } }) })] });
     expect(answer.response.result).toEqual({ status: 'Failure', message: expect.stringMatching(/^Tagged ns\/one: spec.tags\[1\]: must be at least 1 characters long, got "": the object converted to v2 is invalid$/) });
+  });
+});
+
+describe('sameJson', () => {
+  it('compares JSON by content, whatever the order of object keys, as canonicalJson does', () => {
+    const pairs: [unknown, unknown][] = [
+      [{ a: 1, b: { c: [1, { d: 'x', e: null }] } }, { b: { c: [1, { e: null, d: 'x' }] }, a: 1 }],
+      [{ a: 1 }, { a: 1, b: undefined }],
+      [[1, 2], [2, 1]],
+      [{ a: [] }, { a: {} }],
+      [{ a: null }, {}],
+      [{ a: '1' }, { a: 1 }],
+      [[{ a: 1 }], [{ a: 1 }, { a: 1 }]],
+      [0, false],
+      ['', null],
+    ];
+    for (const [a, b] of pairs) {
+      expect([a, b, sameJson(a, b)]).toEqual([a, b, canonicalJson(a) === canonicalJson(b)]);
+      expect(sameJson(b, a)).toBe(sameJson(a, b));
+    }
   });
 });

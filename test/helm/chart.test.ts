@@ -8,6 +8,8 @@ import { allIdentities } from '../../src/core/groups';
 import { KINDS } from '../../src/kinds';
 import { DIST, loadYaml } from '../support/manifests';
 import { CHART, helm, helmTemplate } from './helm';
+import { App } from 'cdk8s';
+import { buildApp } from '../../src/main';
 
 type Container = { name: string; image: string; imagePullPolicy: string; args: string[]; resources: unknown };
 type Rule = { resources: string[] };
@@ -37,6 +39,15 @@ describe('dist/helm with the real helm', () => {
     ];
     expect(rendered.map(id).sort()).toEqual(expected.map(id).sort());
     for (const object of expected) expect(rendered.find((o) => id(o) === id(object))).toEqual(object);
+  });
+
+  it('renders with webhookCertificates=cert-manager exactly what synth --webhook-certificates=cert-manager writes', () => {
+    const rendered = helmTemplate('--set', 'webhookCertificates=cert-manager');
+    const [crds, operator] = buildApp(new App(), { instances: [], webhookCertificates: 'cert-manager' }).map((chart) => chart.toJson() as KubeObject[]);
+    const expected = [...crds.map((crd) => ({ ...crd, metadata: { ...crd.metadata, annotations: { ...(crd.metadata.annotations as Record<string, string>), 'helm.sh/resource-policy': 'keep' } } })), ...operator];
+    expect(rendered.map(id).sort()).toEqual(expected.map(id).sort());
+    for (const object of expected) expect(rendered.find((o) => id(o) === id(object))).toEqual(object);
+    expect(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').length).toBe(4);
   });
 
   it('takes the image, pull policy, replicas and resources from the values', () => {
@@ -136,6 +147,7 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'withoutExtraGroups={copyrators.test.com}'], "at '/withoutExtraGroups/0': value must be one of 'copyrators.flant.com', 'databases.stable.imaginedata.co'"],
     [['--set', 'withoutExtraGroups=flant.com'], "at '/withoutExtraGroups': got string, want array"],
     [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
+    [['--set', 'webhookCertificates=vault'], "at '/webhookCertificates': value must be one of 'self', 'cert-manager'"],
   ])('refuses %j at helm template, naming the field', (args, message) => {
     const run = helm(['template', 'cdk8s-operators', CHART, ...args]);
     expect(run.code).not.toBe(0);

@@ -69,3 +69,22 @@ describe('Database in v1 and v2', () => {
     }
   });
 });
+
+describe('server-side apply of a manifest moved from v1 to v2 by its manager (a team\u2019s Git after the upgrade)', () => {
+  // The API server prunes the object to what the manager owned in v1 and converts that partial object (no spec, or part of one) through the webhook.
+  it('applies a Database written in v1 again in v2, the same fields', async () => {
+    const v1 = { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'moved', namespace: space.name }, spec: { name: 'moved', 'storage-size': '1Gi', replicas: 1 } };
+    await objects.apply(v1);
+    const applied = await objects.apply<Json>({ ...v1, apiVersion: 'stable.imaginedata.com/v2', spec: { name: 'moved', storageSize: '1Gi', replicas: 2 } });
+    expect(applied.spec).toMatchObject({ storageSize: '1Gi', replicas: 2 });
+    expect((await inVersion(v1, 'stable.imaginedata.com/v1')).spec).toMatchObject({ 'storage-size': '1Gi', replicas: 2 });
+  });
+
+  it('applies the original sample rule (top-level fields) again in v2 under spec', async () => {
+    const v1 = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'moved', namespace: space.name }, ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: 'default' };
+    await objects.apply(v1);
+    const applied = await objects.apply<Json>({ apiVersion: 'test.com/v2', kind: 'CopyratorRule', metadata: v1.metadata, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespaces: ['default', 'prod'] } });
+    expect(applied.spec).toEqual({ ruleType: 'configmap', selector: { copyrator: 'true' }, namespaces: ['default', 'prod'] });
+    expect(fieldsOf(await inVersion(v1, 'test.com/v1'))).toEqual({ spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespace: ['default', 'prod'] } });
+  });
+});

@@ -50,4 +50,50 @@ describe('KubeRest', () => {
     }
     expect(paths).toEqual([`${prefix.replace(/\/$/, '')}/api/v1/configmaps?labelSelector=a%3Db%2Cc+in+%28d%29`]);
   });
+
+  describe('a 429 or 5xx that asks to be retried (Retry-After), as client-go does', () => {
+    /** A loopback server answering each request with the next of `answers` (the last one repeats). */
+    async function serving(answers: { code: number; retryAfter?: string }[]) {
+      const bodies: string[] = [];
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          bodies.push(Buffer.concat(chunks).toString());
+          const { code, retryAfter } = answers[Math.min(bodies.length, answers.length) - 1];
+          res.writeHead(code, { 'content-type': 'application/json', ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }) });
+          res.end(JSON.stringify(code < 300 ? { kind: 'ConfigMap' } : { kind: 'Status', message: `answer ${bodies.length}`, code }));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const rest = new KubeRest({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, prepare: async () => ({ headers: {}, agent: new Agent() }) });
+      return { rest, bodies, close: () => server.close() };
+    }
+
+    it('sends a write again, body and all, after the API server said it is shutting down (503) or throttled it (429)', async () => {
+      const { rest, bodies, close } = await serving([{ code: 503, retryAfter: '0' }, { code: 429, retryAfter: '0' }, { code: 201 }]);
+      try {
+        expect(await rest.request('POST', '/api/v1/namespaces/a/configmaps', { body: { metadata: { name: 'm' } } })).toEqual({ kind: 'ConfigMap' });
+      } finally {
+        close();
+      }
+      expect(bodies).toEqual(Array(3).fill('{"metadata":{"name":"m"}}'));
+    });
+
+    it('gives up after 10 attempts with the last answer, and never retries a 5xx without Retry-After', async () => {
+      const throttled = await serving([{ code: 429, retryAfter: '0' }]);
+      try {
+        await expect(throttled.rest.request('GET', '/api/v1/configmaps')).rejects.toThrow('GET /api/v1/configmaps: HTTP 429: answer 10');
+      } finally {
+        throttled.close();
+      }
+      const failing = await serving([{ code: 500 }, { code: 200 }]);
+      try {
+        await expect(failing.rest.request('PUT', '/api/v1/configmaps', { body: {} })).rejects.toThrow('HTTP 500: answer 1');
+      } finally {
+        failing.close();
+      }
+      expect(failing.bodies).toHaveLength(1);
+    });
+  });
 });

@@ -3,7 +3,6 @@ import * as x509 from '@peculiar/x509';
 import { webcrypto, X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
-import { connect } from 'node:tls';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
 import { AnyKind } from '../../src/core/kind';
@@ -16,6 +15,7 @@ import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/c
 import { createLogger } from '../../src/runtime/log';
 import { runController } from '../../src/runtime/main';
 import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
+import { presentedCertificate } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineVersionedTestKind } from '../support/test-kind';
 
@@ -82,17 +82,6 @@ function post(port: number, ca: string, body: string): Promise<{ status: number;
   });
 }
 
-/** The certificate a webhook presents, as PEM (checked against `ca`, for 127.0.0.1). */
-function presented(port: number, ca: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca }, () => {
-      const pem = new X509Certificate(socket.getPeerX509Certificate()!.raw).toString();
-      socket.end();
-      resolve(pem);
-    });
-    socket.once('error', reject);
-  });
-}
 
 const review = (uid: string, desiredAPIVersion: string, items: unknown[]) => JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid, desiredAPIVersion, objects: items } });
 
@@ -152,8 +141,8 @@ describe('the conversion webhook, two replicas sharing one Secret', () => {
     const secret = await readSecret(namespace);
     const ca = decoded(secret, 'ca.crt');
     const tls = new X509Certificate(decoded(secret, 'tls.crt')).toString();
-    expect(await presented(port, ca)).toBe(tls);
-    expect(await presented(other.port!, ca)).toBe(tls);
+    expect(await presentedCertificate(port, ca)).toBe(tls);
+    expect(await presentedCertificate(other.port!, ca)).toBe(tls);
     for (const p of [port, other.port!]) {
       const { status, answer } = await post(p, ca, review('u1', `${kind.group}/v2`, [object(kind, 'v1', namespace, 'x', { size: 1, tag: 't' })]));
       expect(status).toBe(200);

@@ -13,6 +13,7 @@ import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from
 import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineVersionedTestKind, metricValue } from '../support/test-kind';
+import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
 
 /**
  * Storage version migration on the real control plane: a kind's CRD as it was (v1 alone,
@@ -38,22 +39,7 @@ const migrant = defineVersionedTestKind('Migrant', { render: () => undefined }) 
 const clash = defineVersionedTestKind('Clash', { render: () => undefined }) as unknown as AnyKind;
 const refused = defineVersionedTestKind('Refused', { render: () => undefined }) as unknown as AnyKind;
 
-/** The kind as its first release declared it: v1 alone, its layout the one v1 has now. */
-function firstRelease(kind: AnyKind): AnyKind {
-  const v1 = kind.olderVersions![0];
-  return { ...kind, version: v1.name, spec: v1.spec, olderVersions: [] };
-}
-
-async function installCrd(crd: Crd, servedVersions: readonly string[]): Promise<void> {
-  await objects.apply(crd);
-  await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-    const live = await objects.get<Crd>(crd);
-    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  });
-  const group = crd.spec.group as string;
-  const plural = (crd.spec.names as { plural: string }).plural;
-  for (const version of servedVersions) await eventually(`${plural}.${group}/${version} to be served`, () => rest.request('GET', `/apis/${group}/${version}/${plural}`, { query: { limit: '1' } }));
-}
+const installCrd = (crd: Crd, servedVersions: readonly string[]) => installServedCrd(objects, rest, crd, servedVersions);
 
 /** The CRD of the new release: v2 stored, v1 served, converting by the test's webhook. */
 function newReleaseCrd(kind: AnyKind, webhook: { url: string; caBundle: string }): Crd {
@@ -71,23 +57,9 @@ function content(object: Migrant): unknown {
   return { ...object, metadata };
 }
 
-/**
- * The control plane's etcd, from its state file beside the kubeconfig (the API server's
- * --etcd-servers), or undefined for a cluster this test did not start. Custom resources are
- * stored as JSON, so the version an object is stored in is its apiVersion there.
- */
+/** The control plane's etcd, from its state file beside the kubeconfig, or undefined for a cluster this test did not start. */
 function etcdUrl(): string | undefined {
-  const state = readState(dirname(process.env.TEST_KUBECONFIG!));
-  const arg = state?.processes.find((p) => p.name === 'kube-apiserver')?.args.find((a) => a.startsWith('--etcd-servers='));
-  return arg?.slice('--etcd-servers='.length).split(',')[0];
-}
-
-async function storedApiVersion(etcd: string, kind: AnyKind, namespace: string, name: string): Promise<string> {
-  const key = Buffer.from(`/registry/${kind.group}/${kind.plural}/${namespace}/${name}`).toString('base64');
-  const response = await fetch(`${etcd}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key }) });
-  const { kvs } = (await response.json()) as { kvs?: { value: string }[] };
-  if (!kvs?.length) throw new Error(`no key for ${namespace}/${name} in etcd`);
-  return (JSON.parse(Buffer.from(kvs[0].value, 'base64').toString('utf8')) as { apiVersion: string }).apiVersion;
+  return etcdOf(readState(dirname(process.env.TEST_KUBECONFIG!)));
 }
 
 describe('storage version migration', () => {

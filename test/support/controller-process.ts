@@ -1,8 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from '../controlplane/controlplane';
 
-const bin = join(__dirname, '..', '..', 'bin', 'cdk8s-operators');
+/** This checkout's CLI, built from source by `npm run build`; from the checkout's root, so that compiled programs in lib/ (the soak) find it too. */
+const CHECKOUT_BIN = join(repoRoot(), 'bin', 'cdk8s-operators');
 
 /** The controller as the image runs it (`cdk8s-operators controller ...`), in a child process. */
 export interface ControllerProcess {
@@ -21,8 +23,9 @@ export interface ControllerProcess {
  * Starts the controller with `args`, and `env` added to this process's environment (e.g.
  * NAMESPACE). It leaves conversion to the run's own webhook (test/support/conversion.ts), where
  * the CRDs point, unless `args` say how it serves conversion itself (--webhook-url, --conversion-webhook).
+ * `bin` is another build's CLI (e.g. a released one, test/support/released.ts).
  */
-export function startController(args: string[], logFile: string, env: Record<string, string> = {}): ControllerProcess {
+export function startController(args: string[], logFile: string, env: Record<string, string> = {}, bin = CHECKOUT_BIN): ControllerProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
   const servesConversion = args.some((a) => a.startsWith('--webhook-url') || a.startsWith('--conversion-webhook'));
   const conversion = servesConversion ? {} : { CONVERSION_WEBHOOK: 'false' };

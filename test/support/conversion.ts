@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { connect } from 'node:tls';
 import { AnyKind } from '../../src/core/kind';
 import { createLogger } from '../../src/runtime/log';
 import { ConversionServer } from '../../src/runtime/conversion/server';
+import { selfSigned } from './self-signed';
 
 /** A conversion webhook on loopback, as the API servers of the tests reach it. */
 export interface LocalConversion {
@@ -21,15 +20,7 @@ export interface LocalConversion {
  * not move the CRDs between controllers of their own.
  */
 export async function startLocalConversion(kinds: readonly AnyKind[]): Promise<LocalConversion> {
-  const dir = mkdtempSync(join(tmpdir(), 'conversion-'));
-  let cert: string, key: string;
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '7', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    key = readFileSync(join(dir, 'key.pem'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { cert, key } = selfSigned();
   const server = new ConversionServer({ kinds, port: 0, host: '127.0.0.1' }, createLogger({ level: 'warn' }));
   const port = await server.start({ caBundle: cert, cert, key });
   return { url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(cert).toString('base64'), close: () => server.stop() };
@@ -39,4 +30,16 @@ export async function startLocalConversion(kinds: readonly AnyKind[]): Promise<L
 export function runConversion(): { url: string; caBundle: string } | undefined {
   const { TEST_CONVERSION_URL: url, TEST_CONVERSION_CA_BUNDLE: caBundle } = process.env;
   return url && caBundle ? { url, caBundle } : undefined;
+}
+
+/** The certificate a webhook on 127.0.0.1:`port` presents, as PEM (checked against `ca`, for 127.0.0.1). */
+export function presentedCertificate(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca }, () => {
+      const pem = new X509Certificate(socket.getPeerX509Certificate()!.raw).toString();
+      socket.end();
+      resolve(pem);
+    });
+    socket.once('error', reject);
+  });
 }

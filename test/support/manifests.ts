@@ -7,8 +7,10 @@ import { withWebhookClientConfig } from '../../src/bundle/crd';
 import { helmTemplate } from '../helm/helm';
 import { runConversion } from './conversion';
 import { eventually, testKubeConfig } from './cluster';
+import { repoRoot } from '../controlplane/controlplane';
 
-export const DIST = join(__dirname, '..', '..', 'dist');
+// From the checkout's root, so that compiled programs in lib/ (the soak) find it too.
+export const DIST = join(repoRoot(), 'dist');
 export const FIELD_MANAGER = 'cdk8s-operators-tests';
 
 /** An unstructured client for the cluster under test: objects go on the wire as written. */

@@ -10,32 +10,38 @@ import { FakeRateProvider, startRateProvider } from './rate-provider';
 
 /**
  * A control plane of a test file's own, started as `npm run cluster:up` starts one (a default
- * StorageClass and its provisioner included), with the controller running from source and
- * serving every namespace, and a fake rate provider: what a user's cluster with the operator
- * installed is to a sync or a first apply. Nothing of ours is installed yet.
+ * StorageClass and its provisioner included), and a fake rate provider: what a user's cluster
+ * is before the operator runs. Nothing of ours is installed yet.
  */
-export interface OperatorCluster {
+export interface LocalCluster {
   readonly plane: ControlPlaneState;
   readonly kc: k8s.KubeConfig;
   readonly objects: ObjectClient;
-  readonly controller: ControllerProcess;
+  /** Where a controller answers ExchangeRates' rate requests (its EXCHANGE_RATE_URL). */
+  readonly rateProviderUrl: string;
   /**
-   * Where the controller serves conversion on loopback. No Service routes to a process of
-   * this machine, so the CRDs applied here point at it (`localCrds`), as a local tooling does.
+   * Where a controller started with `webhookArgs` serves conversion on loopback. No Service
+   * routes to a process of this machine, so the CRDs applied here point at it (`localCrds`), as a local tooling does.
    */
   readonly webhookUrl: string;
+  /** The controller's flags that serve conversion at `webhookUrl` and point its CRDs there. */
+  readonly webhookArgs: readonly string[];
   /** The manifests with each CRD converting by webhook pointed at `webhookUrl` (no caBundle: the controller injects it). */
   localCrds<T extends { kind?: unknown }>(manifests: readonly T[]): T[];
+  /** Stops the provider and the control plane (stop controllers first). */
   stop(): Promise<void>;
 }
 
-/** Starts it under `dir` (control plane in `dir/cluster`, the controller's log `dir/controller.log`); `fieldManager` applies. */
-export async function startOperatorCluster(dir: string, fieldManager: string): Promise<OperatorCluster> {
+/** A LocalCluster with the controller running from source and serving every namespace. */
+export interface OperatorCluster extends LocalCluster {
+  readonly controller: ControllerProcess;
+}
+
+/** Starts it under `dir` (control plane in `dir/cluster`); `fieldManager` applies. */
+export async function startLocalCluster(dir: string, fieldManager: string): Promise<LocalCluster> {
   const planeDir = join(dir, 'cluster');
   let provider: FakeRateProvider | undefined;
-  let controller: ControllerProcess | undefined;
   const stop = async () => {
-    await controller?.stop();
     await provider?.close();
     await stopControlPlane(planeDir);
   };
@@ -48,12 +54,23 @@ export async function startOperatorCluster(dir: string, fieldManager: string): P
     provider = await startRateProvider();
     const webhookPort = await freePort();
     const webhookUrl = `https://127.0.0.1:${webhookPort}/convert`;
-    const webhook = [`--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'];
-    controller = startController([`--kubeconfig=${plane.kubeconfig}`, '--leader-election=false', '--http-port=0', ...webhook], join(dir, 'controller.log'), { EXCHANGE_RATE_URL: provider.url });
+    const webhookArgs = [`--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'];
     const localCrds = <T extends { kind?: unknown }>(manifests: readonly T[]) => manifests.map((m) => withWebhookClientConfig(m, { url: webhookUrl }));
-    return { plane, kc, objects: new ObjectClient(new KubeRest(kc), fieldManager), controller, webhookUrl, localCrds, stop };
+    return { plane, kc, objects: new ObjectClient(new KubeRest(kc), fieldManager), rateProviderUrl: provider.url, webhookUrl, webhookArgs, localCrds, stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** Starts it under `dir` with the controller from source (its log `dir/controller.log`). */
+export async function startOperatorCluster(dir: string, fieldManager: string): Promise<OperatorCluster> {
+  const cluster = await startLocalCluster(dir, fieldManager);
+  const args = [`--kubeconfig=${cluster.plane.kubeconfig}`, '--leader-election=false', '--http-port=0', ...cluster.webhookArgs];
+  const controller = startController(args, join(dir, 'controller.log'), { EXCHANGE_RATE_URL: cluster.rateProviderUrl });
+  const stop = async () => {
+    await controller.stop();
+    await cluster.stop();
+  };
+  return { ...cluster, controller, stop };
 }

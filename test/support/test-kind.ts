@@ -151,6 +151,7 @@ export function defineVersionedTestKind(kind: string, parts: Partial<KindDefinit
         name: 'v1',
         spec: singleTagSpec,
         toHub: (object, kept) => {
+          if (object.spec === undefined) return { object };
           const { tag, ...rest } = object.spec as SingleTagSpec;
           const keptTags = (kept as { tags?: string[] } | undefined)?.tags;
           // The list v1 could not hold comes back only while its first tag is still the one v1 shows.
@@ -158,6 +159,7 @@ export function defineVersionedTestKind(kind: string, parts: Partial<KindDefinit
           return { object: { ...object, spec: { ...rest, ...(tags ? { tags } : {}) } } };
         },
         fromHub: (hub) => {
+          if (hub.spec === undefined) return { object: hub };
           const { tags, ...rest } = hub.spec as TaggedSpec;
           return { object: { ...hub, spec: { ...rest, ...(tags?.length ? { tag: tags[0] } : {}) } }, kept: tags === undefined ? undefined : { tags } };
         },

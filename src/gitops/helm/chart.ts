@@ -7,6 +7,7 @@ import { HelmExpressions } from './expressions';
 import { notes } from './notes';
 import { OperatorChartBuilder, operatorTemplate } from './operator-template';
 import { valuesSchema, valuesYaml } from './values';
+import { CERT_MANAGER, WebhookCertificates } from '../../core/webhook';
 
 export const CHART_NAME = 'cdk8s-operators';
 const DESCRIPTION = 'Kubernetes operators as cdk8s code (CRDs, controller, RBAC)';
@@ -16,13 +17,17 @@ export interface HelmChartInput {
   readonly version: string;
   readonly kinds: readonly AnyKind[];
   /** The CRDs' chart (as dist/0-crds.k8s.yaml has it) leaving out some extra groups; the chart takes every group and guards the extra ones by the values. */
-  readonly crds: (app: App, withoutExtraGroups: readonly string[]) => Chart;
+  readonly crds: (app: App, withoutExtraGroups: readonly string[], webhookCertificates: WebhookCertificates) => Chart;
   /** The operator's chart for a combination of the options the values switch. */
   readonly operator: OperatorChartBuilder;
   /** The default of the secretCopy value (synth's --secret-copy). */
   readonly secretCopy: boolean;
+  /** The default of the sharding value (synth's --sharding). */
+  readonly sharding: boolean;
   /** The default of the withoutExtraGroups value (synth's --without-extra-groups). */
   readonly withoutExtraGroups: readonly string[];
+  /** The default of the webhookCertificates value (synth's --webhook-certificates). */
+  readonly webhookCertificates: WebhookCertificates;
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
   readonly resources: readonly Chart[];
   /** The ServiceMonitor, PrometheusRule and dashboard, installed with `monitoring.enabled` (default none). */
@@ -38,17 +43,20 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, withoutExtraGroups: input.withoutExtraGroups }, input.version);
-  const crds = (input.crds(new App(), []).toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates }, input.version);
+  // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
+  const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,
     metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, ...KEEP } },
   }));
   const asIs = (objects: unknown[]) => new HelmExpressions().fill(Yaml.stringify(...objects));
+  const annotation = new RegExp(`^(\\s*)(${CERT_MANAGER.injectAnnotation.replace(/\./g, '\\.')}: .*)$`, 'gm');
+  const guardInjection = (yaml: string) => yaml.replace(annotation, `{{- if eq .Values.webhookCertificates "cert-manager" }}\n$1$2\n{{- end }}`);
   const extras = extraGroupNames(input.kinds);
   // An extra group's CRD is there unless withoutExtraGroups names it; the main groups' always are.
   const crdTemplate = crds
     .map((crd, i) => {
-      const document = `${i ? '---\n' : ''}${asIs([crd])}`;
+      const document = `${i ? '---\n' : ''}${guardInjection(asIs([crd]))}`;
       return extras.includes(crd.metadata.name) ? `{{- if not (has ${JSON.stringify(crd.metadata.name)} .Values.withoutExtraGroups) }}\n${document}{{- end }}\n` : document;
     })
     .join('');

@@ -7,6 +7,7 @@ import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
 import { GuitarUi } from '../../ui/install';
+import { WebhookCertificates } from '../../core/webhook';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
 export interface OperatorVariant {
@@ -15,6 +16,10 @@ export interface OperatorVariant {
   readonly ui: boolean;
   /** Extra groups of the kinds left out, by CRD name. */
   readonly withoutExtraGroups?: readonly string[];
+  /** Who makes the conversion webhook's certificate. @default 'self' */
+  readonly webhookCertificates?: WebhookCertificates;
+  /** Every replica active (--sharding), with its RBAC. */
+  readonly sharding?: boolean;
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -55,7 +60,7 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
 export function operatorTemplate(
   build: OperatorChartBuilder,
   kinds: readonly AnyKind[],
-  synthOptions: { readonly secretCopy: boolean; readonly withoutExtraGroups: readonly string[] },
+  synthOptions: { readonly secretCopy: boolean; readonly sharding: boolean; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
@@ -75,7 +80,9 @@ export function operatorTemplate(
     replicas: controller.replicas,
     resources: container.resources,
     secretCopy: synthOptions.secretCopy,
+    sharding: synthOptions.sharding,
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
+    webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
     watchNamespaces: [],
     ui: { enabled: true },
@@ -100,8 +107,14 @@ export function operatorTemplate(
     '{{- with .Values.watchNamespaces }}',
     '- --namespace={{ join "," . }}',
     '{{- end }}',
+    '{{- if .Values.sharding }}',
+    '- --sharding',
+    '{{- end }}',
     '{{- with .Values.withoutExtraGroups }}',
     '- --without-extra-groups={{ join "," . }}',
+    '{{- end }}',
+    '{{- if eq .Values.webhookCertificates "cert-manager" }}',
+    '- --webhook-certificates=cert-manager',
     '{{- end }}',
   ]);
   const first = '/spec/template/spec/containers/0';
@@ -129,14 +142,29 @@ export function operatorTemplate(
   const withoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
   const withoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
 
+  // cert-manager's certificates drop the CA injection's role, change the Secret's, and add its Issuers and Certificates.
+  const certManager = new Map(synth({ webhookCertificates: 'cert-manager' }, fromValues).map((m) => [identity(m), m]));
+  const selfOnly = '(ne .Values.webhookCertificates "cert-manager")';
+  const certManagerOnly = '(eq .Values.webhookCertificates "cert-manager")';
+  // Sharding only adds objects (its RBAC): each is guarded by the value, and by the kind or group it belongs to, found as above.
+  const sharded = synth({ sharding: true }, fromValues).filter((m) => !base.some((b) => identity(b) === identity(m)));
+  const shardedWithoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ sharding: true, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
+  const shardedWithoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ sharding: true, withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
+  const shardedWithoutUi = new Set(synth({ sharding: true, ui: false }, fromValues).map(identity));
+
   const yaml = (m: Manifest) => `---\n${helm.fill(Yaml.stringify(m))}`;
+  const conditionsOf = (id: string, byKind: typeof withoutKind, byGroup: typeof withoutGroup, noUi: Set<string>) => [
+    ...byKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
+    ...(noUi.has(id) ? [] : ['.Values.ui.enabled']),
+    ...byGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
+  ];
   const sections = base.map((manifest): Section => {
     const id = identity(manifest);
-    const conditions = [
-      ...withoutKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
-      ...(withoutUi.has(id) ? [] : ['.Values.ui.enabled']),
-      ...withoutGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
-    ];
+    const conditions = [...conditionsOf(id, withoutKind, withoutGroup, withoutUi), ...(certManager.has(id) ? [] : [selfOnly])];
+    const certManagerVariant = certManager.get(id);
+    if (certManagerVariant && !isDeepStrictEqual(certManagerVariant, manifest)) {
+      return { condition: all(conditions), body: `{{- if ${certManagerOnly} }}\n${yaml(certManagerVariant)}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
+    }
     const secretVariant = withSecrets.get(id);
     if (!secretVariant) throw new Error(`helm: ${id} is left out when Secrets are copied; the chart cannot say so yet`);
     if (isDeepStrictEqual(secretVariant, manifest)) return { condition: all(conditions), body: yaml(manifest) };
@@ -145,5 +173,8 @@ export function operatorTemplate(
   });
   const added = [...withSecrets.keys()].filter((id) => !base.some((m) => identity(m) === id));
   if (added.length) throw new Error(`helm: Secret copying adds ${added.join(', ')}; the chart cannot say so yet`);
-  return { template: guarded(sections), defaults };
+  const certManagerAdds = [...certManager.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
+  sections.push(...certManagerAdds.map((m) => ({ condition: certManagerOnly, body: yaml(m) })));
+  const shardingSections = sharded.map((manifest): Section => ({ condition: all(['.Values.sharding', ...conditionsOf(identity(manifest), shardedWithoutKind, shardedWithoutGroup, shardedWithoutUi)]), body: yaml(manifest) }));
+  return { template: guarded([...sections, ...shardingSections]), defaults };
 }

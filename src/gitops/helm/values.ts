@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
+import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
 export interface ChartValues {
@@ -8,7 +9,9 @@ export interface ChartValues {
   readonly replicas: number;
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
+  readonly sharding: boolean;
   readonly withoutExtraGroups: string[];
+  readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
   readonly watchNamespaces: string[];
   readonly ui: { readonly enabled: boolean };
@@ -37,12 +40,23 @@ ${block(values.resources)}
 # Secret access and runs it with --enable-secrets.
 secretCopy: ${values.secretCopy}
 
+# Every replica active, each serving a share of the objects (a shard label on each object, set
+# by the leader; docs/operating.md#sharding): runs the controller with --sharding and grants it
+# its membership Leases and the labelling of objects. Raise replicas with it.
+sharding: ${values.sharding}
+
 # Extra API groups of kinds to leave out, by CRD name: ${extraGroupNames(kinds).join(', ') || '(no kind has one)'}.
 # Each kind is served in its main group and, by default, in these too, so that manifests
 # written for the original operators apply unchanged. One left out gets no controller RBAC
 # and is not served (--without-extra-groups); a new install gets no CRD for it, and an
 # upgrade leaves an installed one (and its objects) in place, as every CRD of the chart.
 withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
+
+# Who makes the conversion webhook's certificate: self (the controller keeps its own CA in a
+# Secret and injects it into the CRDs' caBundle) or cert-manager (the chart adds cert-manager
+# Issuers and a Certificate, the CRDs ask its cainjector for caBundle, and the controller
+# serves the Secret cert-manager writes). cert-manager must be installed for cert-manager.
+webhookCertificates: ${values.webhookCertificates}
 
 # The kinds the controller serves (--kinds), by plural name: ${kinds.map((k) => k.plural).join(', ')}.
 # Empty means all. A kind left out gets no controller RBAC (its CRD stays installed).
@@ -93,18 +107,20 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },
         resources: strict({ requests: quantities, limits: quantities }, []),
         secretCopy: { type: 'boolean', description: 'Grant Secret access and run the controller with --enable-secrets.' },
+        sharding: { type: 'boolean', description: 'Every replica active, each serving a share of the objects (--sharding), with its RBAC.' },
         withoutExtraGroups: {
           type: 'array',
           uniqueItems: true,
           items: { enum: extraGroupNames(kinds) },
           description: 'Extra groups of kinds left out (CRD names); empty means every group is served.',
         },
+        webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'withoutExtraGroups', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),
   };
 }

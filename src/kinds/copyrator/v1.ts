@@ -26,12 +26,15 @@ export const copyratorV1: KindVersion = {
   specOf: specOfRule,
   toHub: (object) => {
     const { spec, path } = specOfRule(object);
-    const { namespace, namespaces, ...rest } = (spec ?? {}) as CopyratorSpecV1;
+    // A partial object (server-side apply prunes to what a manager owns) may have no spec.
+    if (spec === undefined) return { object };
+    const { namespace, namespaces, ...rest } = spec as CopyratorSpecV1;
     const hub = { ...withoutTopLevel(object), spec: { ...rest, ...sourcesOf(namespace, namespaces, object.metadata.namespace) } };
     const kept: KeptV1 = { topLevel: path === '', ...(namespace !== undefined ? { namespace } : {}), ...(namespaces !== undefined ? { namespaces } : {}) };
     return { object: hub, kept };
   },
   fromHub: (hub, kept) => {
+    if (hub.spec === undefined) return { object: hub };
     const { namespaces, ...rest } = hub.spec as CopyratorSpec;
     const usual = { ...rest, ...(namespaces ? { namespace: namespaces.length === 1 ? namespaces[0] : namespaces } : {}) };
     const before = kept as KeptV1 | undefined;

@@ -9,11 +9,14 @@ export function databaseV1(hubColumns: readonly PrinterColumn[], objectRules: Ki
     spec: databaseSpecV1,
     objectRules,
     printerColumns: hubColumns.map((column) => (column.jsonPath === '.spec.storageSize' ? { ...column, jsonPath: '.spec.storage-size' } : column)),
+    // A partial object (server-side apply prunes to what a manager owns) may have no spec.
     toHub: ({ spec, ...object }) => {
+      if (spec === undefined) return { object };
       const { 'storage-size': storageSize, ...rest } = spec as DatabaseSpecV1;
       return { object: { ...object, spec: { ...rest, storageSize } } };
     },
     fromHub: ({ spec, ...hub }) => {
+      if (spec === undefined) return { object: hub };
       const { storageSize, ...rest } = spec as DatabaseSpec;
       return { object: { ...hub, spec: { ...rest, 'storage-size': storageSize } } };
     },

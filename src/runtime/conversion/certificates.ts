@@ -5,6 +5,7 @@ import { createPrivateKey, createPublicKey, KeyObject, randomBytes, webcrypto, X
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateState, nextStep, Step } from './renewal';
+import { serviceDnsNames } from '../../core/webhook';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -60,7 +61,7 @@ interface SecretObject {
 
 /** The names the serving certificate holds: the Service's DNS names, and loopback for a local control plane. */
 export function servingNames(serviceName: string, namespace: string): { dns: string[]; ips: string[] } {
-  return { dns: [`${serviceName}.${namespace}.svc`, `${serviceName}.${namespace}.svc.cluster.local`, 'localhost'], ips: ['127.0.0.1'] };
+  return { dns: [...serviceDnsNames(serviceName, namespace), 'localhost'], ips: ['127.0.0.1'] };
 }
 
 export class CertificateKeeper {

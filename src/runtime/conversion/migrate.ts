@@ -32,9 +32,10 @@ import { Counter, Metrics } from '../metrics';
  *
  * The local control plane of this project (Kubernetes v1.36) has no StorageVersionMigration
  * API: the group is beta and off by default (kube-apiserver would need
- * `--runtime-config=storagemigration.k8s.io/v1beta1=true`, which it is not given) and its
- * kube-controller-manager runs an explicit list of controllers without the migrator. So there
- * the controller's own migration runs, as on most clusters today.
+ * `--runtime-config=storagemigration.k8s.io/v1beta1=true` and the StorageVersionMigrator
+ * feature gate) and its kube-controller-manager runs an explicit list of controllers without
+ * the migrator. So there the controller's own migration runs, as on most clusters today;
+ * test/runtime/storage-migration-cluster.test.ts starts one with both to prove the other path.
  *
  * Idempotent and safe after a crash: storedVersions is pruned only once every object was
  * written, so a run cut short leaves it as it was and the next run (the next leader's start)

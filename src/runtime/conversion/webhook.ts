@@ -2,9 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AnyKind } from '../../core/kind';
 import { KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
-import { CertificateKeeper, CertificateOptions } from './certificates';
+import { CertificateKeeper, CertificateOptions, TlsMaterial } from './certificates';
+import { CertManagerSecret } from './cert-manager';
 import { CaInjector } from './inject';
-import { versionedCrdNames, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
+import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
 import { ConversionServer } from './server';
 
 export interface ConversionWebhookOptions {
@@ -16,7 +17,9 @@ export interface ConversionWebhookOptions {
   readonly host: string;
   /** Local mode: the API server posts reviews to this URL rather than to the Service. */
   readonly url?: string;
-  /** @default WEBHOOK_TLS_SECRET */
+  /** `self`: its own CA, injected into the CRDs; `cert-manager`: the Secret cert-manager writes, nothing injected. @default 'self' */
+  readonly certificates?: WebhookCertificates;
+  /** @default WEBHOOK_TLS_SECRET (CERT_MANAGER.secretName with cert-manager) */
   readonly secretName?: string;
   /** @default WEBHOOK_SERVICE */
   readonly serviceName?: string;
@@ -24,15 +27,24 @@ export interface ConversionWebhookOptions {
   readonly timing?: Pick<CertificateOptions, 'caLifetimeMs' | 'servingLifetimeMs' | 'settleMs' | 'checkIntervalMs'>;
 }
 
+/** Where the served certificate comes from: the controller's own keeper, or cert-manager's Secret. */
+interface CertificateSource {
+  readonly checkIntervalMs: number;
+  sync(): Promise<TlsMaterial>;
+}
+
 /**
  * The conversion webhook of one replica: its certificates (shared by all replicas through the
  * Secret), the HTTPS server, and the CA injected into the CRDs; then, each check interval, the
  * Secret read again (renewing what is due), a renewed certificate served, and the CRDs' bundle
- * put back if it changed or was removed.
+ * put back if it changed or was removed. With cert-manager it only reads cert-manager's
+ * Secret and serves what it holds; cert-manager renews it and its cainjector fills caBundle.
  */
 export class ConversionWebhook {
-  private readonly keeper: CertificateKeeper;
-  private readonly injector: CaInjector;
+  private readonly source: CertificateSource;
+  /** None with cert-manager: its cainjector owns caBundle. */
+  private readonly injector?: CaInjector;
+  readonly crdNames: readonly string[];
   private readonly server: ConversionServer;
   private stopping = false;
   private timer?: NodeJS.Timeout;
@@ -47,19 +59,21 @@ export class ConversionWebhook {
     private readonly options: ConversionWebhookOptions,
     private readonly log: Logger,
   ) {
-    this.injector = new CaInjector(rest, versionedCrdNames(options.kinds, options.withoutExtraGroups), options.url, log);
-    this.keeper = new CertificateKeeper(
-      rest,
-      { namespace: options.namespace, secretName: options.secretName ?? WEBHOOK_TLS_SECRET, serviceName: options.serviceName ?? WEBHOOK_SERVICE, ...options.timing },
-      log,
-      (ca) => this.injector.trusts(ca),
-    );
+    this.crdNames = versionedCrdNames(options.kinds, options.withoutExtraGroups);
+    if (options.certificates === 'cert-manager') {
+      if (options.url) throw new Error('a webhook URL (local mode) needs the controller\u2019s own certificates: cert-manager\u2019s name the Service, and its cainjector sets no URL');
+      const { namespace, timing } = options;
+      this.source = new CertManagerSecret(rest, { namespace, secretName: options.secretName ?? CERT_MANAGER.secretName, certificateName: CERT_MANAGER.certificate, checkIntervalMs: timing?.checkIntervalMs }, log);
+    } else {
+      const injector = (this.injector = new CaInjector(rest, this.crdNames, options.url, log));
+      this.source = new CertificateKeeper(
+        rest,
+        { namespace: options.namespace, secretName: options.secretName ?? WEBHOOK_TLS_SECRET, serviceName: options.serviceName ?? WEBHOOK_SERVICE, ...options.timing },
+        log,
+        (ca) => injector.trusts(ca),
+      );
+    }
     this.server = new ConversionServer({ kinds: options.kinds, port: options.port, host: options.host }, log);
-  }
-
-  /** The CRDs it injects, by name. */
-  get crdNames(): readonly string[] {
-    return this.injector.crdNames;
   }
 
   /**
@@ -69,12 +83,13 @@ export class ConversionWebhook {
   async start(): Promise<boolean> {
     for (let attempt = 0; !this.stopping; attempt++) {
       try {
-        const tls = await this.keeper.sync();
+        const tls = await this.source.sync();
         this.port ??= await this.server.start(tls);
         this.server.use(tls);
-        await this.injector.inject(tls.caBundle);
+        await this.injector?.inject(tls.caBundle);
         this.ready = true;
-        this.log.info('conversion webhook serving', { port: this.port, crds: this.injector.crdNames, ...(this.options.url ? { url: this.options.url } : {}) });
+        const certificates = this.options.certificates ?? 'self';
+        this.log.info('conversion webhook serving', { port: this.port, crds: this.crdNames, certificates, ...(this.options.url ? { url: this.options.url } : {}) });
         this.schedule();
         return true;
       } catch (err) {
@@ -98,15 +113,15 @@ export class ConversionWebhook {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
       this.ticking = this.tick().finally(() => this.schedule());
-    }, this.keeper.checkIntervalMs);
+    }, this.source.checkIntervalMs);
   }
 
   private async tick(): Promise<void> {
     try {
-      const tls = await this.keeper.sync();
+      const tls = await this.source.sync();
       if (this.stopping) return;
       this.server.use(tls);
-      await this.injector.inject(tls.caBundle);
+      await this.injector?.inject(tls.caBundle);
     } catch (err) {
       // What is served stays valid for a third of its life: retry at the next check.
       this.log.warn('conversion webhook: could not renew or inject; retrying at the next check', { error: err as Error });

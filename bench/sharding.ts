@@ -1,0 +1,160 @@
+/**
+ * `npm run bench:sharding`: ExchangeRates served by 1, 2 and 4 replicas with --sharding, on a
+ * private local control plane. For each replica count: time until all N are Ready, each
+ * replica's RSS and CPU, and (with two or more) the time until every object is served by the
+ * replicas left after one is killed. Prints figures; it is not a test and CI does not run it.
+ * The replicas and the control plane share this machine's cores, so times show the machine;
+ * the figure that must fall with the replicas is the memory of each.
+ */
+import * as k8s from '@kubernetes/client-node';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeObject, ObjectClient } from '../src/kube/objects';
+import { KubeRest } from '../src/kube/rest';
+import { OptionSpec } from '../src/runtime/config';
+import { SHARD_LABEL } from '../src/runtime/sharding/labels';
+import { shardName } from '../src/runtime/sharding/members';
+import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
+import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
+import { ControllerChild, installCrds, startController } from './setup';
+import { benchOptions, fixed, forEachLimited, processMemory, secondsSince, sleep, table, waitUntil, withRetries, WORKERS_OPTION } from './support';
+
+const OPTIONS: OptionSpec[] = [
+  { name: 'objects', type: 'integer', default: '1000', description: 'ExchangeRates per run.' },
+  { name: 'replicas', type: 'list', default: '1,2,4', description: 'Replica counts to run, one run each.' },
+  { name: 'concurrency', type: 'integer', default: '16', description: 'Creates in flight at once.' },
+  { name: 'settle', type: 'duration', default: '20s', description: 'Wait after all are Ready before sampling RSS.' },
+  WORKERS_OPTION,
+];
+
+const NS = 'bench-sharding';
+const ER_PATH = `/apis/operators.brennerm.github.io/v1/namespaces/${NS}/exchangerates`;
+type Rate = KubeObject & { status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } };
+const isReady = (o: Rate) => o.status?.observedGeneration === o.metadata.generation && !!o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+const label = (o: KubeObject) => ((o.metadata.labels ?? {}) as Record<string, string>)[SHARD_LABEL];
+
+/** User plus system CPU seconds of a process, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface RunFigures {
+  replicas: number;
+  readySeconds: number;
+  rssMiB: number[];
+  cpuSeconds: number[];
+  objectsPerReplica: number[];
+  rebalanceSeconds?: number;
+  /** Replicas that exited by themselves (e.g. a membership Lease not renewed within its deadline on a loaded machine). */
+  exited: number;
+}
+
+async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number }): Promise<RunFigures> {
+  const started: ControllerChild[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, '--sharding', '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
+    started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
+  }
+  const shards = started.map((c) => shardName(`${hostname()}-${c.child.pid}`));
+  // Every replica a member before the objects come, so the first assignment is the final one.
+  await waitUntil('every replica to hold its membership Lease', 120_000, 500, async () => {
+    const leases = await rest.request<{ items: KubeObject[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
+    return shards.every((s) => leases.items.some((l) => label(l) === s)) ? true : undefined;
+  });
+  await sleep(3000);
+  const start = performance.now();
+  await forEachLimited(params.objects, params.concurrency, (i) =>
+    withRetries(async () => {
+      await objects.apply({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name: `rate-${i}`, namespace: NS }, spec: { currency: 'USD' } });
+    }),
+  );
+  const list = () => rest.request<{ items: Rate[] }>('GET', ER_PATH).then((l) => l.items);
+  await waitUntil(`${params.objects} ExchangeRates Ready`, 600_000, 1000, async () => ((await list()).filter(isReady).length === params.objects ? true : undefined));
+  const readySeconds = secondsSince(start);
+  await sleep(params.settleMs);
+  const items = await list();
+  const figures: RunFigures = {
+    replicas,
+    readySeconds,
+    // A replica that exited has no /proc entry left: it counts nothing.
+    rssMiB: started.map((c) => (c.child.exitCode === null ? processMemory(c.child.pid!).rssMiB : 0)),
+    cpuSeconds: started.map((c) => (c.child.exitCode === null ? cpuSeconds(c.child.pid!) : 0)),
+    objectsPerReplica: shards.map((s) => items.filter((o) => label(o) === s).length),
+    exited: 0,
+  };
+  const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
+  figures.exited = replicas - running().length;
+  if (running().length > 1) {
+    const killed = running().at(-1)!;
+    killed.child.kill('SIGKILL');
+    const left = running()
+      .filter((c) => c !== killed)
+      .map((c) => shardName(`${hostname()}-${c.child.pid}`));
+    const killedAt = performance.now();
+    await waitUntil('every object served by the replicas left', 600_000, 500, async () => ((await list()).every((o) => left.includes(label(o)) && isReady(o)) ? true : undefined));
+    figures.rebalanceSeconds = secondsSince(killedAt);
+  }
+  for (const c of started) await c.stop();
+  await rest.request('DELETE', ER_PATH);
+  await waitUntil('the ExchangeRates to be gone', 300_000, 1000, async () => ((await list()).length === 0 ? true : undefined));
+  await rest.request('DELETE', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
+  return figures;
+}
+
+async function main(): Promise<number> {
+  const params = benchOptions('bench:sharding', OPTIONS, process.argv.slice(2));
+  if (typeof params === 'number') return params;
+  const replicaCounts = (params.replicas as string[]).map(Number);
+  if (replicaCounts.some((n) => !Number.isInteger(n) || n < 1)) {
+    process.stderr.write(`--replicas: expected positive whole numbers, got ${(params.replicas as string[]).join(',')}\n`);
+    return 2;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-sharding-'));
+  const planeDir = join(dir, 'plane');
+  process.stdout.write(`bench:sharding: a private control plane in ${planeDir}\n`);
+  const plane = await startControlPlane(planeDir);
+  const provider = await startRateProvider();
+  try {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(plane.kubeconfig);
+    const rest = new KubeRest(kc);
+    const objects = new ObjectClient(rest, 'cdk8s-operators-bench');
+    await installCrds(objects);
+    await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    const runs: RunFigures[] = [];
+    for (const replicas of replicaCounts) {
+      process.stdout.write(`  ${replicas} replica(s), ${params.objects} ExchangeRates...\n`);
+      runs.push(await run(rest, objects, provider, dir, replicas, { objects: params.objects as number, concurrency: params.concurrency as number, settleMs: params.settle as number, workers: params.workers as number }));
+      process.stdout.write(`  ${JSON.stringify(runs.at(-1))}\n`);
+    }
+    const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
+    const rows = [
+      ['replicas', 'all Ready (s)', 'RSS total (MiB)', 'RSS per replica (MiB)', 'CPU total (s)', 'objects per replica', 'rebalance after a kill (s)', 'exited by themselves'],
+      ...runs.map((r) => [
+        String(r.replicas),
+        fixed(r.readySeconds, 1),
+        fixed(sum(r.rssMiB), 1),
+        r.rssMiB.map((m) => fixed(m, 1)).join(' / '),
+        fixed(sum(r.cpuSeconds), 1),
+        r.objectsPerReplica.join(' / '),
+        r.rebalanceSeconds === undefined ? '-' : fixed(r.rebalanceSeconds, 1),
+        String(r.exited),
+      ]),
+    ];
+    process.stdout.write(`\n${table(rows)}\n\nlogs in ${dir}\n`);
+    return 0;
+  } finally {
+    await provider.close();
+    await stopControlPlane(planeDir);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench:sharding: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,25 @@
+import type { KubeJson } from '../../core/kube-json';
+
+/** On an object and each of its children: the shard (replica) that serves it. Objects without it wait for the sharder. */
+export const SHARD_LABEL = 'cdk8s-operators.io/shard';
+/** Set by the sharder on an object that is to move: its shard stops working on it, then removes both labels (the acknowledgement). */
+export const DRAIN_LABEL = 'cdk8s-operators.io/shard-drain';
+
+export function labelsOf(object: Pick<KubeJson, 'metadata'>): Record<string, string> {
+  return (object.metadata.labels ?? {}) as Record<string, string>;
+}
+
+export function isDraining(object: Pick<KubeJson, 'metadata'>): boolean {
+  return labelsOf(object)[DRAIN_LABEL] !== undefined;
+}
+
+/** A JSON Patch path to a label (RFC 6901 escapes `/` in the key). */
+export function labelPath(label: string): string {
+  return `/metadata/labels/${label.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+/** A copy of a rendered child that carries its owner's shard label (top-level labels only: pod templates and selectors stay as rendered, since selectors are immutable). */
+export function withShard<T extends Pick<KubeJson, 'metadata'>>(child: T, shard: string | undefined): T {
+  if (!shard) return child;
+  return { ...child, metadata: { ...child.metadata, labels: { ...child.metadata.labels, [SHARD_LABEL]: shard } } };
+}

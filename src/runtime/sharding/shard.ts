@@ -1,0 +1,107 @@
+import type { KubeJson } from '../../core/kube-json';
+import { collectionPath, labelSelector, ResolvedCollection } from '../../kube/discovery';
+import { isNotFound, KubeError, KubeRest } from '../../kube/rest';
+import { Logger } from '../log';
+import { DRAIN_LABEL, labelPath, labelsOf, SHARD_LABEL } from './labels';
+import { ShardMetrics } from './metrics';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A replica's side of sharding: which objects it watches (its label), how it lets one go
+ * (drain, then acknowledge) and how it takes one over (its children relabelled).
+ */
+export class Shard {
+  private readonly draining = new Set<string>();
+  /** Owners whose children this process has checked for another shard's label. */
+  private readonly adopted = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly rest: KubeRest,
+    readonly name: string,
+    private readonly metrics: ShardMetrics,
+    private readonly log: Logger,
+  ) {}
+
+  /** The label selector of everything this replica watches: its objects and their children. */
+  get selector(): string {
+    return `${SHARD_LABEL}=${this.name}`;
+  }
+
+  /**
+   * The object is to move: once no reconcile of it runs here (`busy`), removes this shard's
+   * label and the drain mark together, on the condition that the label still names this shard.
+   * The caller has stopped queueing it already; `stillHere` says whether it is still ours to let go.
+   */
+  drain(item: string, path: string, busy: () => boolean, stillHere: () => boolean): void {
+    if (this.draining.has(item)) return;
+    this.draining.add(item);
+    void (async () => {
+      try {
+        for (let attempt = 0; !this.stopped && stillHere(); attempt++) {
+          if (busy()) {
+            await sleep(50);
+            continue;
+          }
+          try {
+            await this.rest.request('PATCH', path, {
+              body: [
+                { op: 'test', path: labelPath(SHARD_LABEL), value: this.name },
+                { op: 'remove', path: labelPath(SHARD_LABEL) },
+                { op: 'remove', path: labelPath(DRAIN_LABEL) },
+              ],
+              contentType: 'application/json-patch+json',
+            });
+            this.metrics.handedOver('drained');
+            this.adopted.delete(item);
+            return;
+          } catch (err) {
+            // 422: the test failed (the label is no longer ours); 404: the object is gone. Either way nothing is left to let go.
+            if (isNotFound(err) || (err instanceof KubeError && err.code === 422)) return;
+            this.log.warn('cannot hand an object over; retrying', { object: item, error: err as Error });
+            await sleep(Math.min(10_000, 500 * 2 ** attempt));
+          }
+        }
+      } finally {
+        this.draining.delete(item);
+      }
+    })();
+  }
+
+  /** Ends hand-overs under way (the replica is stopping: its Lease's release or expiry hands its objects on). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** The owner left this shard or was deleted: a later return checks its children again. */
+  forget(item: string): void {
+    this.adopted.delete(item);
+  }
+
+  /**
+   * Before its first reconcile here, an owner's children that carry another shard's label (it
+   * moved here) are relabelled for this one, so they enter this replica's caches and are pruned
+   * as usual. Skipped when the cache holds children of the owner already: they carry our label.
+   */
+  async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly { path: string; collection: ResolvedCollection }[], cachedChildren: number): Promise<void> {
+    if (this.adopted.has(item)) return;
+    if (cachedChildren === 0) {
+      let moved = 0;
+      for (const { path, collection } of children) {
+        const list = await this.rest.request<{ items: KubeJson[] | null }>('GET', path, { query: { labelSelector: labelSelector(ownerLabels) } });
+        for (const child of list.items ?? []) {
+          if (labelsOf(child)[SHARD_LABEL] === this.name) continue;
+          const childPath = `${collectionPath(collection, child.metadata.namespace)}/${encodeURIComponent(child.metadata.name)}`;
+          await this.rest.request('PATCH', childPath, { body: { metadata: { labels: { [SHARD_LABEL]: this.name } } }, contentType: 'application/merge-patch+json' });
+          moved++;
+        }
+      }
+      if (moved) {
+        this.metrics.handedOver('adopted');
+        this.log.info('took over an object and relabelled its children', { object: item, children: moved, owner: owner.metadata.name });
+      }
+    }
+    this.adopted.add(item);
+  }
+}

@@ -1,0 +1,103 @@
+import * as k8s from '@kubernetes/client-node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crdManifest } from '../../src/bundle/crd';
+import { crdName } from '../../src/core/groups';
+import { AnyKind } from '../../src/core/kind';
+import { CRDS_PATH } from '../../src/kube/discovery';
+import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { KubeRest } from '../../src/kube/rest';
+import { migrateStoredVersions, storageMigrationApi, svmName } from '../../src/runtime/conversion/migrate';
+import { createLogger } from '../../src/runtime/log';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { eventually } from '../support/cluster';
+import { LocalConversion, startLocalConversion } from '../support/conversion';
+import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
+import { defineVersionedTestKind } from '../support/test-kind';
+
+/**
+ * The StorageVersionMigration path of src/runtime/conversion/migrate.ts, on a control plane of
+ * this file's own that enables the API and its migrator (test/controlplane's
+ * storageVersionMigration: kube-apiserver's runtime config and feature gate,
+ * kube-controller-manager's storage-version-migrator-controller), as a cluster of Kubernetes
+ * 1.36 does when its admin turns them on. The shared control plane is one of the defaults,
+ * where the controller's own migration runs (storage-migration.test.ts).
+ */
+
+type Crd = KubeObject & { spec: Record<string, unknown>; status?: { storedVersions?: string[] } };
+const kind = defineVersionedTestKind('SvmMigrant', { render: () => undefined }) as unknown as AnyKind;
+const namespace = 'svm-migration';
+const names = Array.from({ length: 5 }, (_, i) => `s${i}`);
+
+describe('storage version migration by the cluster\u2019s StorageVersionMigration API', () => {
+  let dir: string;
+  let plane: ControlPlaneState;
+  let rest: KubeRest;
+  let objects: ObjectClient;
+  let webhook: LocalConversion;
+  const logLines: Record<string, unknown>[] = [];
+  const log = createLogger({ level: 'debug', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
+  const storedVersions = async () => (await rest.request<Crd>('GET', `${CRDS_PATH}/${crdName(kind)}`)).status?.storedVersions;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svm-'));
+    const started = Date.now();
+    plane = await startControlPlane(dir, { storageVersionMigration: true });
+    process.stdout.write(`svm: control plane started in ${Date.now() - started} ms\n`);
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(plane.kubeconfig);
+    rest = new KubeRest(kc);
+    objects = new ObjectClient(rest, 'svm-tests');
+    webhook = await startLocalConversion([kind]);
+    await installServedCrd(objects, rest, crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
+    await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const [i, name] of names.entries()) {
+      await objects.create({ apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: { size: i + 1, ...(i % 2 ? {} : { tag: `t${i}` }) } });
+    }
+    await installServedCrd(objects, rest, crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd, ['v1', 'v2']);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (plane) await stopControlPlane(dir);
+    await webhook?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the API by discovery, migrates by a StorageVersionMigration, and storedVersions ends with the hub alone', async () => {
+    expect(await storageMigrationApi(rest)).toEqual({ groupVersion: 'storagemigration.k8s.io/v1beta1' });
+    expect(await storedVersions()).toEqual(['v1', 'v2']);
+    const etcd = etcdOf(plane)!;
+    for (const name of names) expect(await storedApiVersion(etcd, kind, namespace, name)).toBe(`${kind.group}/v1`);
+    const before = await Promise.all(names.map((name) => rest.request<{ spec: unknown }>('GET', `/apis/${kind.group}/v2/namespaces/${namespace}/${kind.plural}/${name}`)));
+
+    const started = Date.now();
+    const migration = migrateStoredVersions(rest, { kinds: [kind], log, pollMs: 250 });
+    // The migrator starts once the garbage collector's cache of the resource has seen the
+    // resourceVersion the migration recorded; of a resource nobody writes, that cache hears
+    // only at the API server's next progress notification (minutes). One write brings it there.
+    const crdNow = await rest.request<{ metadata: { name: string; resourceVersion: string; generation?: number } }>('GET', `${CRDS_PATH}/${crdName(kind)}`);
+    const svmPath = `/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations/${svmName(crdNow, 'v2')}`;
+    await eventually('the StorageVersionMigration to record its resourceVersion', async () => (await rest.request<{ status?: { resourceVersion?: string } } | undefined>('GET', svmPath, { notFoundAsUndefined: true }))?.status?.resourceVersion);
+    await objects.create({ apiVersion: `${kind.group}/v2`, kind: kind.kind, metadata: { name: 'written-meanwhile', namespace }, spec: { size: 9 } });
+    const [result] = await migration;
+    process.stdout.write(`svm: migrated by the cluster in ${Date.now() - started} ms\n`);
+
+    expect(result).toMatchObject({ crd: crdName(kind), outcome: 'migrated', path: 'storage-version-migration', storageVersion: 'v2', objects: { migrated: 0, conflicts: 0, gone: 0, failed: 0 } });
+    expect(await storedVersions()).toEqual(['v2']);
+    // Rewritten by kube-controller-manager, not by us: every object is in v2 in etcd, and reads as before.
+    for (const name of names) expect(await storedApiVersion(etcd, kind, namespace, name)).toBe(`${kind.group}/v2`);
+    const after = await Promise.all(names.map((name) => rest.request<{ spec: unknown }>('GET', `/apis/${kind.group}/v2/namespaces/${namespace}/${kind.plural}/${name}`)));
+    expect(after.map((o) => o.spec)).toEqual(before.map((o) => o.spec));
+    const crd = await rest.request<{ metadata: { name: string; resourceVersion: string; generation?: number } }>('GET', `${CRDS_PATH}/${crdName(kind)}`);
+    const svm = await rest.request<{ spec: unknown; status: { conditions: { type: string; status: string }[] } }>('GET', svmPath);
+    expect(svmName(crd, 'v2')).toBe(svmName(crdNow, 'v2'));
+    expect(svm.spec).toEqual({ resource: { group: kind.group, resource: kind.plural } });
+    expect(svm.status.conditions).toContainEqual(expect.objectContaining({ type: 'Succeeded', status: 'True' }));
+    expect(logLines.filter((l) => l.crd === crdName(kind) && l.level === 'warn')).toEqual([]);
+
+    // Run again: nothing to do, no second migration.
+    const [again] = await migrateStoredVersions(rest, { kinds: [kind], log, pollMs: 250 });
+    expect(again.outcome).toBe('current');
+  }, 120_000);
+});
