@@ -6,7 +6,7 @@ import { keptUntilRelease, withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
-import { isNotFound } from '../kube/rest';
+import { isNotFound, KubeError } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
 import { EventRecorder } from './events';
 import { Logger } from './log';
@@ -67,6 +67,8 @@ export interface ReconcileResult {
 const NOTHING: ReconcileResult = { applied: 0, pruned: 0 };
 /** One owner may have thousands of children (a rule's copies): write them this many at a time. */
 const CHILD_WRITES_IN_FLIGHT = 16;
+/** How often the release tries to drop the finalizer of an object others keep changing. */
+const FINALIZER_ATTEMPTS = 5;
 
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
@@ -117,7 +119,10 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 
   const desired = renderChildren(kind, valid, observation).map((child) => withShard(withOwner(child as KubeObject, resource, kind), ctx.shard));
   const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
-  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
+  // Until the release, a child kept for the last step stays even when no longer rendered (e.g. a
+  // Database's standby scaled away as it is deleted: its data waits for the final snapshot).
+  const spared = deleting ? (child: KubeObject) => keptUntilRelease(kind, child) : undefined;
+  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log, spared);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
   if (outcome.conflicts.length) log.warn('left alone objects this resource does not manage', { conflicts: outcome.conflicts });
 
@@ -164,8 +169,7 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
     if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
     if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(childId(child), child, live))) return { served: live };
-    // Being deleted, the owner gets nothing new that is made once: a create-only child is then only rendered to be removed.
-    if (!live && createdOnly(child)) return owner.metadata.deletionTimestamp ? {} : { served: await ctx.objects.create<KubeJson>(child), applied: true };
+    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
     const heldMs = live ? ctx.budget.waitMs(childId(child)) : 0;
     if (heldMs > 0) {
       warnHeld(ctx, owner, child, live!, log);
@@ -233,10 +237,10 @@ function listed(items: readonly string[], max = 10): string {
 
 const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 
-/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
-async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
+/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one `spared`). */
+async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, spared?: (child: KubeObject) => boolean): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  const stale = ctx.watches.childrenOf(labels).filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
+  const stale = ctx.watches.childrenOf(labels).filter((child) => claims(labels, child as KubeJson) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson) && !spared?.(child));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
     ctx.rewrites.forget(childId(child));
@@ -259,10 +263,30 @@ async function release(ctx: ReconcileContext, resource: Owner, log: Logger, kept
     log.info('removed a child kept until the release', { child: describeChild(child as KubeObject) });
   });
   const pruned = unwatched.length + (await prune(ctx, resource, new Set(), log));
-  await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
+  await dropFinalizer(ctx, resource);
   ctx.watches.release(objectKey(resource));
   log.info('children removed, finalizer released', { pruned });
   return { applied: 0, pruned };
+}
+
+/**
+ * Removes our finalizer. The children are gone by now, and a reconcile retried with the object
+ * as cached would render them anew (e.g. a final snapshot whose Job was just removed): so a
+ * conflict (someone else changed the object, as the garbage collector does in a foreground
+ * deletion) reads it again and retries here.
+ */
+async function dropFinalizer(ctx: ReconcileContext, resource: Owner): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
+      return;
+    } catch (err) {
+      if (!(err instanceof KubeError && err.code === 409) || attempt >= FINALIZER_ATTEMPTS) throw err;
+      const fresh = await ctx.objects.find<Owner>(resource);
+      if (!fresh?.metadata.finalizers?.includes(ctx.kind.finalizer!)) return;
+      resource = fresh;
+    }
+  }
 }
 
 async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<Owner> {

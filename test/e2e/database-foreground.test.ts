@@ -49,13 +49,24 @@ async function untilTheGarbageCollectorFollowsDatabases(): Promise<void> {
   await eventually('the garbage collector to finish a foreground deletion of a Database', async () => ((await gone(objects, probe)) ? true : undefined), 120_000);
 }
 
+const controllerArgs = () => ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'databases', '--leader-election=false', '--http-port', '0'];
+
+/** Fails, naming them, while any of `refs` exists. */
+async function noneLeft(refs: readonly Parameters<typeof get>[0][]): Promise<true> {
+  const left = [];
+  for (const c of refs) if (await exists(c)) left.push(`${c.kind}/${c.metadata.name}`);
+  // Thrown, so that a timeout names what is left.
+  if (left.length) throw new Error(`left: ${left.join(', ')}`);
+  return true;
+}
+
 beforeAll(async () => {
   cluster = await startPrivateCluster('e2e-database-cascade', ns);
   objects = cluster.objects;
   kc = new k8s.KubeConfig();
   kc.loadFromFile(cluster.plane.kubeconfig);
   provisioner = await startStorageProvisioner(kc);
-  controller = startController(['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'databases', '--leader-election=false', '--http-port', '0'], join(cluster.dir, 'controller.log'));
+  controller = startController(controllerArgs(), join(cluster.dir, 'controller.log'));
 }, 120_000);
 
 afterAll(async () => {
@@ -89,13 +100,36 @@ describe('deleting a Database', () => {
       claims.stop();
     }
     for (const name of names) {
-      await eventually(`every child of ${name} to be gone`, async () => {
-        const left = [];
-        for (const c of children(name)) if (await exists(c)) left.push(`${c.kind}/${c.metadata.name}`);
-        return left.length === 0 ? true : undefined;
-      }, 120_000);
+      await eventually(`every child of ${name} to be gone`, () => noneLeft(children(name)), 120_000);
       const backup = await get(child('PersistentVolumeClaim', `${name}-backup`));
       expect((backup as Json).metadata.ownerReferences).toBeUndefined();
     }
+  }, 600_000);
+
+  // A soak finding: a scale-down the controller saw only with the deletion pruned the standbys,
+  // and their data claims went before the final snapshot. The controller is stopped while both
+  // changes are made, so that it sees them at once, as a busy one does.
+  it('scaled from 2 replicas to 1 and deleted at once: the standbys\u2019 data claim stays until the final snapshot succeeded', async () => {
+    const name = 'scaled';
+    const spec = { name: 'orders', 'storage-size': '1Gi', image: 'postgres:17.1' };
+    await objects.apply(database(name, { ...spec, replicas: 2 }));
+    await whenReady(objects, database(name), 'True', 'Ready', controller.logFile, 180_000);
+    const standbyClaim = child('PersistentVolumeClaim', `data-${name}-standby-0`);
+    expect(await exists(standbyClaim)).toBe(true);
+
+    await controller.stop();
+    const claims = await watchDataClaims(kc, ns, [name]);
+    try {
+      await objects.apply(database(name, { ...spec, replicas: 1 }));
+      await deleteWithPropagation(objects, database(name), 'Background');
+      controller = startController(controllerArgs(), controller.logFile);
+      await eventually(`Database ${name} to be gone; log ${controller.logFile}`, async () => (claims.early.length || (await gone(objects, database(name))) ? true : undefined), 240_000);
+      expect(claims.early).toEqual([]);
+      expect([...claims.snapshotDone]).toEqual([name]);
+    } finally {
+      claims.stop();
+    }
+    const standbys = [statefulSet(`${name}-standby`), child('Service', `${name}-readonly`), standbyClaim];
+    await eventually(`every child of ${name} to be gone`, () => noneLeft([...children(name).filter((c) => c.kind !== 'CronJob'), ...standbys]), 120_000);
   }, 600_000);
 });

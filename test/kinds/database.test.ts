@@ -436,15 +436,18 @@ describe('Database children', () => {
       expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Failed', reason: 'SnapshotFailed' });
     });
 
-    it('with Snapshot: renders nothing and releases the finalizer once the snapshot succeeded', () => {
+    // Released, only the credentials are rendered: they have no ownerReference (kept.ts) and are
+    // in no watched collection, so the engine deletes by name what this last render names.
+    it('with Snapshot: renders only the credentials, to be removed, and releases the finalizer once the snapshot succeeded', () => {
       const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Succeeded' };
-      expect(render(spec, observation)).toEqual([]);
+      expect(ids(render(spec, observation))).toEqual(['Secret/orders-credentials']);
       expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(true);
     });
 
-    it('with Delete: renders nothing and releases the finalizer at once', () => {
+    it('with Delete: renders only the credentials, to be removed, and releases the finalizer at once', () => {
       const deleteSpec = { ...spec, deletionPolicy: 'Delete' };
-      expect(render(deleteSpec, { ...CREDENTIALS, deleting: true })).toEqual([]);
+      expect(ids(render(deleteSpec, { ...CREDENTIALS, deleting: true }))).toEqual(['Secret/orders-credentials']);
+      expect(render(deleteSpec, { deleting: true })).toEqual([]);
       expect(finalizerMayBeReleased(database(deleteSpec).spec, { deleting: true })).toBe(true);
     });
 
@@ -545,7 +548,8 @@ describe('Database children', () => {
     it('manages exactly its children, and Secrets only to read, create and delete them', () => {
       const all = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
       expect(databaseKind.manages).toEqual([
-        { apiGroup: '', resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+        // No list or watch: the credentials are deleted by name at the release (least privilege).
+        { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create', 'delete'] },
         { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: all },
         { apiGroup: 'apps', resources: ['statefulsets'], verbs: all },
         { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: all },
