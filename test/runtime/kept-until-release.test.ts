@@ -15,7 +15,8 @@ const configMap = (scope: Construct, name: string, annotations: Record<string, s
 
 /**
  * A kind with a last step before its finalizer: `<name>-server` is kept until the release from
- * size 2 on (marked by an annotation its predicate reads), `<name>-tree` always has an owner.
+ * size 2 on (marked by an annotation its predicate reads), `<name>-tree` always has an owner,
+ * and from size 3 on `<name>-extra` is rendered and kept too.
  */
 const lingeringKind = defineTestKind('Lingering', {
   manages: [childrenOf('', 'configmaps')],
@@ -23,6 +24,7 @@ const lingeringKind = defineTestKind('Lingering', {
   render: (scope, resource) => {
     configMap(scope, `${resource.metadata.name}-server`, resource.spec.size >= 2 ? { [`${GROUP}/kept`]: 'true' } : {});
     configMap(scope, `${resource.metadata.name}-tree`);
+    if (resource.spec.size >= 3) configMap(scope, `${resource.metadata.name}-extra`, { [`${GROUP}/kept`]: 'true' });
   },
   controller: {
     keptUntilRelease: (child) => (child.metadata.annotations as Record<string, string> | undefined)?.[`${GROUP}/kept`] === 'true',
@@ -58,6 +60,22 @@ describe('children kept until the finalizer is released', () => {
       await eventually('the owned child to go', async () => ((await gone(served.objects, cm(`${name}-tree`))) ? true : undefined));
     }, 240_000);
   }
+
+  it('prunes no kept child while the last step is pending, even one no longer rendered; the release removes it', async () => {
+    type Observed = KubeObject & { status?: { observedGeneration?: number; conditions?: { reason: string }[] } };
+    await served.objects.apply(object('shrunk', 3));
+    await whenReady(served.objects, object('shrunk', 3), 'True');
+    await deleteWithPropagation(served.objects, object('shrunk', 3), 'Background');
+    // Scaled down as it is deleted: the render drops the extra child, which must wait for the last step.
+    const shrunk = await served.objects.apply<Observed>(object('shrunk', 2));
+    const generation = shrunk.metadata.generation as number;
+    await eventually('the scale-down to be reconciled', async () => ((await served.objects.get<Observed>(object('shrunk', 2))).status?.observedGeneration === generation ? true : undefined));
+    expect(await gone(served.objects, cm('shrunk-extra'))).toBe(false);
+
+    await finish('shrunk');
+    await eventually('the object to go', async () => ((await gone(served.objects, object('shrunk', 2))) ? true : undefined));
+    await eventually('the kept child no longer rendered to be removed', async () => ((await gone(served.objects, cm('shrunk-extra'))) ? true : undefined));
+  });
 
   it('takes the ownerReference off a child that already has one on its next apply (server-side apply drops what it no longer sets)', async () => {
     await served.objects.apply(object('grown', 1));
