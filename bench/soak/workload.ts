@@ -18,7 +18,7 @@ const DB_IMAGES = ['postgres:17.1', 'postgres:17.2', 'postgres:17.3'];
 const FOREGROUND_DATABASES = 0.5;
 const FOREGROUND_OTHERS = 0.2;
 
-type Counts = Record<string, { created: number; edited: number; deleted: number }>;
+type Counts = Record<string, { created: number; edited: number; deleted: number; foreground: number }>;
 
 /**
  * The churn, every step drawn from the seed: ExchangeRates created, edited and deleted;
@@ -198,6 +198,7 @@ export class Workload {
     await this.objects.rest.request('DELETE', await this.objects.discovery.objectPath(o), { body: { propagationPolicy } });
     this.forget(o);
     this.count(o.kind, 'deleted');
+    if (propagationPolicy === 'Foreground') this.count(o.kind, 'foreground');
     this.history.add('workload', `deleted ${describe(o)} (${propagationPolicy.toLowerCase()})`);
   }
 
@@ -210,8 +211,8 @@ export class Workload {
     this.live.set(o.kind, (this.live.get(o.kind) ?? []).filter((x) => x.metadata.name !== o.metadata.name));
   }
 
-  private count(kind: string, what: 'created' | 'edited' | 'deleted'): void {
-    (this.counts[kind] ??= { created: 0, edited: 0, deleted: 0 })[what]++;
+  private count(kind: string, what: 'created' | 'edited' | 'deleted' | 'foreground'): void {
+    (this.counts[kind] ??= { created: 0, edited: 0, deleted: 0, foreground: 0 })[what]++;
   }
 }
 
