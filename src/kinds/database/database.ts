@@ -40,7 +40,7 @@ export class DatabaseChildren extends Construct {
     // A synth preview has no password: the Secret is the controller's to create, once, with a
     // password it generates; rendering one here would publish (or invent) the secret. Released,
     // it is still rendered: it has no owner (kept.ts), and the engine removes by name what the
-    // last render names (a create-only child is never created while the owner is deleted).
+    // last render names, just before it releases the finalizer.
     const { password, replicationPassword } = observation;
     if (password !== undefined && replicationPassword !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password, replicationPassword });
     if (mode === 'released') return;
