@@ -14,7 +14,7 @@ export interface SoakReport {
   readonly failStage: boolean;
   readonly faults: Record<string, { injected: number; skipped: number }>;
   readonly faultLog: FaultRecord[];
-  readonly churned: Record<string, { created: number; edited: number; deleted: number }>;
+  readonly churned: Record<string, { created: number; edited: number; deleted: number; foreground: number }>;
   readonly writes: { accepted: number; byReplica: Record<string, number>; maxPerObjectMinute: number; proxyAnswers: Record<string, number> };
   readonly leaderTerms: number;
   /** Replicas that exited on their own (losing the Lease) and were started again, as the kubelet would. */
@@ -49,8 +49,8 @@ export function renderReport(report: SoakReport): string {
     'faults injected (skipped):',
     ...Object.entries(report.faults).map(([type, n]) => `  ${type.padEnd(20)} ${String(n.injected).padStart(4)}${n.skipped ? ` (${n.skipped} skipped)` : ''}`),
     '',
-    'objects churned (created / edited / deleted):',
-    ...Object.entries(report.churned).map(([kind, n]) => `  ${kind.padEnd(22)} ${n.created} / ${n.edited} / ${n.deleted}`),
+    'objects churned (created / edited / deleted, of which in the foreground):',
+    ...Object.entries(report.churned).map(([kind, n]) => `  ${kind.padEnd(22)} ${n.created} / ${n.edited} / ${n.deleted}, ${n.foreground}`),
     '',
     `writes accepted through the proxy: ${report.writes.accepted} (${Object.entries(report.writes.byReplica).map(([r, n]) => `${r} ${n}`).join(', ')}); most to one object in a minute: ${report.writes.maxPerObjectMinute}`,
     `answers the proxy made up: ${Object.entries(report.writes.proxyAnswers).map(([code, n]) => `${code} x${n}`).join(', ') || 'none'}; leader terms: ${report.leaderTerms}; replicas that exited on their own and were restarted: ${report.replicaRestarts}`,

@@ -14,13 +14,18 @@ const CURRENCIES = ['USD', 'GBP', 'CHF', 'JPY'];
 const BRANDS = ['Fender', 'Gibson', 'Ibanez', 'PRS', 'Yamaha'];
 const DB_IMAGES = ['postgres:17.1', 'postgres:17.2', 'postgres:17.3'];
 
-type Counts = Record<string, { created: number; edited: number; deleted: number }>;
+/** How many deletions are foreground rather than background. */
+const FOREGROUND_DATABASES = 0.5;
+const FOREGROUND_OTHERS = 0.2;
+
+type Counts = Record<string, { created: number; edited: number; deleted: number; foreground: number }>;
 
 /**
  * The churn, every step drawn from the seed: ExchangeRates created, edited and deleted;
  * CopyratorRules' sources edited and their target namespaces coming and going; Guitars
  * re-branded; RegistryMirrors whose credentials Secret appears late; Databases created,
- * resized, upgraded and deleted (each deletion a final snapshot); and users' own objects
+ * resized, upgraded and deleted (each deletion a final snapshot); deletions in the
+ * foreground or the background; and users' own objects
  * planted under children's names before their owners exist.
  */
 export class Workload {
@@ -183,11 +188,18 @@ export class Workload {
     this.history.add('workload', `${what} ${describe(o)}`);
   }
 
+  /**
+   * Deletes with the propagation policy drawn from the seed: foreground (kubectl's
+   * --cascade=foreground, Argo CD's prune) for half the Databases, whose final snapshot it must
+   * not outrun, and a fifth of the rest; background otherwise.
+   */
   private async remove(o: KubeObject): Promise<void> {
-    await this.objects.delete(o);
+    const propagationPolicy = this.rng.chance(o.kind === 'Database' ? FOREGROUND_DATABASES : FOREGROUND_OTHERS) ? 'Foreground' : 'Background';
+    await this.objects.rest.request('DELETE', await this.objects.discovery.objectPath(o), { body: { propagationPolicy } });
     this.forget(o);
     this.count(o.kind, 'deleted');
-    this.history.add('workload', `deleted ${describe(o)}`);
+    if (propagationPolicy === 'Foreground') this.count(o.kind, 'foreground');
+    this.history.add('workload', `deleted ${describe(o)} (${propagationPolicy.toLowerCase()})`);
   }
 
   private remember(o: KubeObject): void {
@@ -199,8 +211,8 @@ export class Workload {
     this.live.set(o.kind, (this.live.get(o.kind) ?? []).filter((x) => x.metadata.name !== o.metadata.name));
   }
 
-  private count(kind: string, what: 'created' | 'edited' | 'deleted'): void {
-    (this.counts[kind] ??= { created: 0, edited: 0, deleted: 0 })[what]++;
+  private count(kind: string, what: 'created' | 'edited' | 'deleted' | 'foreground'): void {
+    (this.counts[kind] ??= { created: 0, edited: 0, deleted: 0, foreground: 0 })[what]++;
   }
 }
 

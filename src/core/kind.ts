@@ -248,6 +248,17 @@ export interface KindController<Spec, Status, Observation> {
    */
   readonly mayRelease?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => true | string;
   /**
+   * Which rendered children must outlive the start of the object's deletion, for the last step
+   * `mayRelease` waits for (e.g. a server, its credentials and the Job that dumps it). They get
+   * no ownerReference, so no propagation policy lets the garbage collector take them before
+   * `mayRelease` says so: a foreground deletion (`kubectl delete --cascade=foreground`, Argo CD's
+   * prune) deletes every owned child at once, the finalizer notwithstanding. The engine removes
+   * them by their labels when it releases the finalizer, as every child. Every other child keeps
+   * its ownerReference (Argo CD's resource tree and `kubectl tree` follow them). Needs `finalizer`
+   * and `mayRelease`.
+   */
+  readonly keptUntilRelease?: (child: KubeJson) => boolean;
+  /**
    * The kind's own Ready=False reasons that mean it fails and will not get well without a
    * change by a person (to the object or outside the cluster), e.g. a refused downgrade or a
    * provider that is down. The engine's own (InvalidSpec, Conflict, ...) are always included.

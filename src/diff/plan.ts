@@ -1,5 +1,5 @@
 import { AnyKind, CustomResource, validateResource } from '../core/kind';
-import { isChildCollection } from '../core/child-policy';
+import { createdOnly, isChildCollection } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
@@ -78,7 +78,8 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
   }
   if (live) {
     for (const child of await managedChildren(objects, kind, live, notes)) {
-      if (!rendered.has(identity(child))) plans.push({ name: childName(child), action: 'pruned', changes: [], secret: child.kind === 'Secret' });
+      // A child created once may hold what only the controller's observation renders (a generated password): a preview cannot tell it is gone.
+      if (!rendered.has(identity(child)) && !createdOnly(child)) plans.push({ name: childName(child), action: 'pruned', changes: [], secret: child.kind === 'Secret' });
     }
   }
   const action = !live ? 'created' : changes.length ? 'changed' : 'unchanged';

@@ -2,11 +2,11 @@ import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, Reco
 import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
 import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
-import { withOwner } from '../core/ownership';
+import { keptUntilRelease, withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
 import { optedIn } from '../core/secret-copy';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
-import { isNotFound } from '../kube/rest';
+import { isNotFound, KubeError } from '../kube/rest';
 import { formatFieldErrors } from '../schema';
 import { EventRecorder } from './events';
 import { Logger } from './log';
@@ -67,6 +67,8 @@ export interface ReconcileResult {
 const NOTHING: ReconcileResult = { applied: 0, pruned: 0 };
 /** One owner may have thousands of children (a rule's copies): write them this many at a time. */
 const CHILD_WRITES_IN_FLIGHT = 16;
+/** How often the release tries to drop the finalizer of an object others keep changing. */
+const FINALIZER_ATTEMPTS = 5;
 
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
@@ -117,7 +119,10 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 
   const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
   const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
-  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log);
+  // Until the release, a child kept for the last step stays even when no longer rendered (e.g. a
+  // Database's standby scaled away as it is deleted: its data waits for the final snapshot).
+  const spared = deleting ? (child: KubeObject) => keptUntilRelease(kind, child) : undefined;
+  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log, spared);
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
   if (outcome.conflicts.length) log.warn('left alone objects this resource does not manage', { conflicts: outcome.conflicts });
 
@@ -127,7 +132,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const kindVerdict = outcome.conflicts.length ? undefined : kind.controller?.ready?.(valid, observation, outcome);
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
-    if (verdict === true) return release(ctx, resource, log);
+    // Kept children the engine does not watch (e.g. create-only ones) are only known from this render.
+    if (verdict === true) return release(ctx, resource, log, outcome.served.filter((child) => keptUntilRelease(kind, child)));
     const waiting = kindVerdict ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
     await setStatus(ctx, resource, waiting, kindStatus);
     return { applied, pruned };
@@ -241,11 +247,11 @@ function listed(items: readonly string[], max = 10): string {
 
 const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 
-/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete). */
-async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger): Promise<number> {
+/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one `spared`). */
+async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, spared?: (child: KubeObject) => boolean): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
   const ours = (child: KubeObject) => claims(labels, child as KubeJson) && !controlledByAnother(owner.metadata.uid, child as KubeJson);
-  const stale = ctx.watches.childrenOf(labels).filter((child) => ours(child) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson));
+  const stale = ctx.watches.childrenOf(labels).filter((child) => ours(child) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson) && !spared?.(child));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
     ctx.rewrites.forget(childId(child));
@@ -254,13 +260,44 @@ async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log
   return stale.length;
 }
 
-/** The last step of a deletion: remove every child we manage, then our finalizer. */
-async function release(ctx: ReconcileContext, resource: Owner, log: Logger): Promise<ReconcileResult> {
-  const pruned = await prune(ctx, resource, new Set(), log);
-  await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
+/**
+ * The last step of a deletion: remove every child we manage, then our finalizer. `kept` are the
+ * live children kept until now (KindController.keptUntilRelease), which have no ownerReference:
+ * those in no watched collection are deleted by name, as what they are is known (served claims
+ * only what its labels name ours), so that removing them needs `delete` but never `list`.
+ */
+async function release(ctx: ReconcileContext, resource: Owner, log: Logger, kept: readonly KubeJson[] = []): Promise<ReconcileResult> {
+  const watched = new Set(ctx.watches.childrenOf(childLabels(ctx.kind, resource)).map(childId));
+  const unwatched = kept.filter((child) => !watched.has(childId(child as KubeObject)));
+  await mapLimited(unwatched, CHILD_WRITES_IN_FLIGHT, async (child) => {
+    await ctx.objects.delete(child as KubeObject).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    log.info('removed a child kept until the release', { child: describeChild(child as KubeObject) });
+  });
+  const pruned = unwatched.length + (await prune(ctx, resource, new Set(), log));
+  await dropFinalizer(ctx, resource);
   ctx.watches.release(objectKey(resource));
   log.info('children removed, finalizer released', { pruned });
   return { applied: 0, pruned };
+}
+
+/**
+ * Removes our finalizer. The children are gone by now, and a reconcile retried with the object
+ * as cached would render them anew (e.g. a final snapshot whose Job was just removed): so a
+ * conflict (someone else changed the object, as the garbage collector does in a foreground
+ * deletion) reads it again and retries here.
+ */
+async function dropFinalizer(ctx: ReconcileContext, resource: Owner): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await setFinalizers(ctx, resource, (resource.metadata.finalizers ?? []).filter((f) => f !== ctx.kind.finalizer));
+      return;
+    } catch (err) {
+      if (!(err instanceof KubeError && err.code === 409) || attempt >= FINALIZER_ATTEMPTS) throw err;
+      const fresh = await ctx.objects.find<Owner>(resource);
+      if (!fresh?.metadata.finalizers?.includes(ctx.kind.finalizer!)) return;
+      resource = fresh;
+    }
+  }
 }
 
 async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers: string[]): Promise<Owner> {

@@ -71,7 +71,10 @@ describe('the controller\u2019s RBAC, asked of the API server\u2019s own authori
   it.each([
     ['update', 'operators.brennerm.github.io', 'exchangerates', 'team-a', undefined, undefined],
     ['delete', 'apiextensions.k8s.io', 'customresourcedefinitions', undefined, undefined, undefined],
+    // The Database deletes its own credentials by name, but no kind lists or changes a Secret without Secret copying.
     ['list', '', 'secrets', undefined, undefined, undefined],
+    ['update', '', 'secrets', 'team-a', undefined, undefined],
+    ['patch', '', 'secrets', 'team-a', undefined, undefined],
     ['update', 'coordination.k8s.io', 'leases', 'cdk8s-operators', undefined, 'someone-elses-lease'],
     ['update', 'coordination.k8s.io', 'leases', 'kube-system', undefined, 'cdk8s-operators-leader'],
     ['create', '', 'pods', 'team-a', undefined, undefined],

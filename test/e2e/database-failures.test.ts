@@ -2,6 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
+import { jobHolds, watchDataClaims } from '../support/data-claims';
 import { databaseObjects, Json } from '../support/database-objects';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { failJobPods, FailingJobs } from '../support/failing-pods';
@@ -23,7 +24,6 @@ let failing: FailingJobs;
 
 const { database, child, statefulSet, job, get, exists } = databaseObjects(ns, () => objects);
 const ready = (o: KubeObject) => whenReady(objects, o, 'True', 'Ready', controller.logFile, 120_000);
-const jobHolds = (j: Json | undefined, type: string) => j?.status?.conditions?.some((c: { type: string; status: string }) => c.type === type && c.status === 'True') === true;
 const spec = (image: string, more: Record<string, unknown> = {}) => ({ name: 'orders', 'storage-size': '1Gi', image, ...more });
 const imageOf = async (name: string) => (await get(statefulSet(name))).spec.template.spec.containers[0].image as string;
 const claimsOf = async (prefix: string) =>
@@ -44,26 +44,6 @@ function whenPhase(o: KubeObject, phase: string, reason: string, timeoutMs = JOB
 /** The Database's Warning Events of `reason`. */
 async function warnings(name: string, reason: string) {
   return (await eventsIn(objects, ns)).filter((e) => e.regarding.kind === 'Database' && e.regarding.name === name && e.type === 'Warning' && e.reason === reason);
-}
-
-/**
- * Records, from a watch, every data claim of the named Databases that is deleted or marked for
- * deletion while no snapshot Job of that Database has been seen Complete: the one thing a
- * failed snapshot must never let happen.
- */
-async function watchDataClaims(names: readonly string[]): Promise<{ early: string[]; stop(): void }> {
-  const snapshotDone = new Set<string>();
-  const early: string[] = [];
-  const watch = new k8s.Watch(kc);
-  const jobs = await watch.watch(`/apis/batch/v1/namespaces/${ns}/jobs`, {}, (_type, j: Json) => {
-    const owner = names.find((n) => j.metadata.name === `${n}-snapshot`);
-    if (owner && jobHolds(j, 'Complete')) snapshotDone.add(owner);
-  }, () => undefined);
-  const claims = await watch.watch(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, {}, (type, c: Json) => {
-    const owner = names.find((n) => c.metadata.name.startsWith(`data-${n}-`));
-    if (owner && (type === 'DELETED' || c.metadata.deletionTimestamp) && !snapshotDone.has(owner)) early.push(`${c.metadata.name} (${type})`);
-  }, () => undefined);
-  return { early, stop: () => [jobs, claims].forEach((a) => a.abort()) };
 }
 
 beforeAll(async () => {
@@ -96,7 +76,7 @@ describe('a Database whose Jobs fail', () => {
     await Promise.all(names.map((name) => ready(database(name))));
     servingPod = await get(child('Pod', 'stubborn-0'));
     template = (await get(statefulSet('stubborn'))).metadata.generation!;
-    claims = await watchDataClaims(['fragile']);
+    claims = await watchDataClaims(kc, ns, ['fragile']);
     for (const name of ['stubborn-upgrade-17.2', 'fragile-snapshot', 'abandoned-snapshot']) failing.fail(name);
 
     await objects.apply(database('stubborn', spec('postgres:17.2')));

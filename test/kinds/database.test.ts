@@ -1,6 +1,7 @@
 import { App, Chart } from 'cdk8s';
 import { CustomResource, validateResource } from '../../src/core/kind';
 import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
+import { withOwner } from '../../src/core/ownership';
 import { Manifest, renderChildren } from '../../src/core/render';
 import {
   CREATE_ONLY_ANNOTATION,
@@ -419,6 +420,15 @@ describe('Database children', () => {
       expect(finalizerMayBeReleased(database(spec).spec, { deleting: true })).toBe(false);
     });
 
+    it('keeps what the final snapshot needs without an ownerReference, so no foreground deletion takes it first; the rest keeps its owner', () => {
+      const owner = { metadata: { name: 'orders', namespace: 'shop', uid: 'uid-1' } };
+      const owned = (children: Manifest[]) => ids(children.map((c) => withOwner(c, owner, databaseKind)).filter((c) => c.metadata.ownerReferences));
+      const serving = render({ ...spec, replicas: 2 }, { ...CREDENTIALS, currentImage: 'postgres:17', readyReplicas: 2 });
+      expect(owned(serving)).toEqual(['CronJob/orders-backup', 'Job/orders-init']);
+      expect(owned(render({ ...spec, image: 'postgres:17.2' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }))).toContain('Job/orders-upgrade-17.2');
+      expect(owned(render(spec, { ...CREDENTIALS, currentImage: 'postgres:17', deleting: true }))).toEqual([]);
+    });
+
     it('with Snapshot: keeps the snapshot Job and the finalizer when the snapshot failed', () => {
       const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Failed' };
       expect(find(render(spec, observation), 'Job', 'orders-snapshot')).toBeDefined();
@@ -426,15 +436,18 @@ describe('Database children', () => {
       expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Failed', reason: 'SnapshotFailed' });
     });
 
-    it('with Snapshot: renders nothing and releases the finalizer once the snapshot succeeded', () => {
+    // Released, only the credentials are rendered: they have no ownerReference (kept.ts) and are
+    // in no watched collection, so the engine deletes by name what this last render names.
+    it('with Snapshot: renders only the credentials, to be removed, and releases the finalizer once the snapshot succeeded', () => {
       const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Succeeded' };
-      expect(render(spec, observation)).toEqual([]);
+      expect(ids(render(spec, observation))).toEqual(['Secret/orders-credentials']);
       expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(true);
     });
 
-    it('with Delete: renders nothing and releases the finalizer at once', () => {
+    it('with Delete: renders only the credentials, to be removed, and releases the finalizer at once', () => {
       const deleteSpec = { ...spec, deletionPolicy: 'Delete' };
-      expect(render(deleteSpec, { ...CREDENTIALS, deleting: true })).toEqual([]);
+      expect(ids(render(deleteSpec, { ...CREDENTIALS, deleting: true }))).toEqual(['Secret/orders-credentials']);
+      expect(render(deleteSpec, { deleting: true })).toEqual([]);
       expect(finalizerMayBeReleased(database(deleteSpec).spec, { deleting: true })).toBe(true);
     });
 
@@ -532,10 +545,11 @@ describe('Database children', () => {
       });
     });
 
-    it('manages exactly its children, and Secrets only to read and create them', () => {
+    it('manages exactly its children, and Secrets only to read, create and delete them', () => {
       const all = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
       expect(databaseKind.manages).toEqual([
-        { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
+        // No list or watch: the credentials are deleted by name at the release (least privilege).
+        { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create', 'delete'] },
         { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: all },
         { apiGroup: 'apps', resources: ['statefulsets'], verbs: all },
         { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: all },

@@ -11,4 +11,6 @@ it('keeps every invariant through 5 minutes of churn and faults (seed 7), and co
   expect(report.passed ? 'passed' : renderReport(report)).toBe('passed');
   expect(Object.values(report.faults).reduce((n, f) => n + f.injected, 0)).toBeGreaterThan(5);
   expect(Object.keys(report.churned)).toEqual(expect.arrayContaining(['ExchangeRate', 'CopyratorRule', 'Guitar', 'RegistryMirror', 'Database']));
+  // Foreground deletions happen (the garbage collector takes every owned child at once), and still nothing is lost.
+  expect(Object.values(report.churned).reduce((n, c) => n + c.foreground, 0)).toBeGreaterThan(0);
 }, 20 * 60_000);

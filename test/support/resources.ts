@@ -37,3 +37,8 @@ export type EventJson = { reason: string; type: string; note: string; regarding:
 export async function eventsIn(objects: ObjectClient, namespace: string): Promise<EventJson[]> {
   return (await objects.rest.request<{ items: EventJson[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`)).items;
 }
+
+/** Deletes an object with the propagation policy given, as `kubectl delete --cascade=foreground|background` does. */
+export async function deleteWithPropagation(objects: ObjectClient, o: Ref, propagationPolicy: 'Foreground' | 'Background'): Promise<void> {
+  await objects.rest.request('DELETE', await objects.discovery.objectPath(o), { body: { propagationPolicy } });
+}

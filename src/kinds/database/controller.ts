@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CacheReader, CustomResource, KindController, KubeJson } from '../../core/kind';
 import { DatabaseSpec, DatabaseStatus } from './api';
 import { databaseChildNames } from './childnames';
+import { keptUntilSnapshot } from './kept';
 import { DatabaseObservation, JobOutcome } from './observation';
 import { databasePhase, finalizerMayBeReleased, HELD_REASONS } from './plan';
 import { parsePostgresImage } from './version';
@@ -76,4 +77,5 @@ export const databaseController: KindController<DatabaseSpec, DatabaseStatus, Da
     if (finalizerMayBeReleased(db.spec, observation)) return true;
     return observation?.snapshot === 'Failed' ? 'the final snapshot Job, which failed: fix the cause or set deletionPolicy: Delete' : 'the final snapshot Job to succeed';
   },
+  keptUntilRelease: keptUntilSnapshot,
 };

@@ -26,24 +26,27 @@ export interface DatabaseChildrenProps {
  *   CronJob, and an upgrade Job while one is due;
  * - deleting with deletionPolicy Snapshot: the servers stay up for the final snapshot Job,
  *   nothing else runs (no new backups, no upgrade) until the snapshot succeeded;
- * - deleting otherwise, or once the snapshot succeeded: nothing; the garbage collector takes
- *   the rest, and the backup volume stays (it has no owner).
+ * - deleting otherwise, or once the snapshot succeeded: only the credentials Secret, for the
+ *   controller to remove by name with the other children kept until the release (kept.ts);
+ *   the garbage collector takes the rest, and the backup volume stays (it has no owner).
  */
 export class DatabaseChildren extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseChildrenProps) {
     super(scope, id);
     const { spec, observation = {}, ownerLabels } = props;
     const mode = planMode(spec, observation);
-    if (mode === 'released') return;
-
     const names = databaseChildNames(props.ownerName);
-    const image = planImage(spec, observation);
-    const common = { names, spec, ownerLabels, image: image.run };
 
     // A synth preview has no password: the Secret is the controller's to create, once, with a
-    // password it generates; rendering one here would publish (or invent) the secret.
+    // password it generates; rendering one here would publish (or invent) the secret. Released,
+    // it is still rendered: it has no owner (kept.ts), and the engine removes by name what the
+    // last render names, just before it releases the finalizer.
     const { password, replicationPassword } = observation;
     if (password !== undefined && replicationPassword !== undefined) new DatabaseCredentials(this, 'credentials', { name: names.credentials, password, replicationPassword });
+    if (mode === 'released') return;
+
+    const image = planImage(spec, observation);
+    const common = { names, spec, ownerLabels, image: image.run };
     new DatabaseServer(this, 'server', common);
     new DatabaseNetworkPolicies(this, 'network', common);
 

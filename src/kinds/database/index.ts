@@ -62,12 +62,13 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   objectRules: OBJECT_RULES,
   printerColumns: PRINTER_COLUMNS,
   manages: [
-    // Created once with a generated password and never changed, so no update, list or delete:
-    // the credentials go with the Database through their ownerReference. `get` stays: a create
-    // answering 409 says a Secret of that name exists, not whose, and only its labels tell a
-    // user's Secret (left alone, reported as a conflict) from ours (see docs/kinds/database.md,
-    // "Why the controller may get Secrets").
-    { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create'] },
+    // Created once with a generated password and never changed, so no update, patch, list or
+    // watch. It has no ownerReference (the final snapshot logs in with it, see kept.ts): the
+    // controller deletes it by name when it releases the finalizer, after the snapshot. `get`
+    // stays: a create answering 409 says a Secret of that name exists, not whose, and only its
+    // labels tell a user's Secret (left alone, reported as a conflict) from ours (see
+    // docs/kinds/database.md, "Why the controller may read Secrets").
+    { apiGroup: '', resources: ['secrets'], verbs: ['get', 'create', 'delete'] },
     { apiGroup: '', resources: ['services', 'persistentvolumeclaims'], verbs: CHILD_VERBS },
     { apiGroup: 'apps', resources: ['statefulsets'], verbs: CHILD_VERBS },
     { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: CHILD_VERBS },
