@@ -47,6 +47,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));
   let restarts = 0;
+  const planeRestarts: Record<string, number> = {};
   const lifecycle = new Lifecycle((what) => checker.violate('acted-while-stopping', what));
   const checker: Checker = new Checker(cluster.kc, cluster.rest, history, leaks, () => {
     for (const value of workload.secretValues) leaks.learn(value);
@@ -55,6 +56,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       restarts++;
       history.add('soak', `${exit.name} exited (${exit.why}): started again`);
       if (!exit.expected) checker.violate('replica-crash', `${exit.name}: ${exit.why} (log ${replicas.logFile(exit.name)})`);
+    }
+    for (const exit of faults.superviseControlPlane()) {
+      planeRestarts[exit.name] = (planeRestarts[exit.name] ?? 0) + 1;
+      history.add('soak', `control plane: ${exit.name} exited on its own: started again; its log ended: ${exit.logTail.split('\n').at(-1)?.slice(0, 300)}`);
     }
   });
   const faults = new Faults({ dir: cluster.dir, objects: cluster.objects, provider: cluster.provider, proxy, replicas, failStage: cluster.failStage, leaseName: LEASE }, faultRng, history);
@@ -116,6 +121,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       writes: { accepted: proxy.writes.length, byReplica, maxPerObjectMinute: judged.maxPerMinute, proxyAnswers: proxy.answered },
       leaderTerms: checker.terms.length,
       replicaRestarts: restarts,
+      controlPlaneRestarts: planeRestarts,
       convergence,
       invariants: invariantCounts(checker.violations),
       violations,
