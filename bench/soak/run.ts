@@ -37,6 +37,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const rng = new Rng(options.seed);
   const [workRng, faultRng, coinRng] = [rng.fork(), rng.fork(), rng.fork()];
   const started = new Date().toISOString();
+  // The code it runs: read now, as commits made while it runs are not in it.
+  const commit = gitCommit(repoRoot());
   history.add('soak', `seed ${options.seed}, ${options.durationMs / 1000} s of chaos; starting a control plane of its own`);
   const cluster: SoakCluster = await startSoakCluster();
   const tls = selfSigned();
@@ -111,7 +113,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const violations = checker.violations.map((v, i) => ({ ...v, history: i < MAX_VIOLATIONS_WITH_HISTORY ? history.before(v.at) : [] }));
     return {
       seed: options.seed,
-      commit: gitCommit(repoRoot()),
+      commit,
       started,
       durationSeconds: options.durationMs / 1000,
       failStage: cluster.failStage,
