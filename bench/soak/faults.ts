@@ -1,5 +1,5 @@
 import { ObjectClient } from '../../src/kube/objects';
-import { restartProcess } from '../../test/controlplane/controlplane';
+import { restartExited, restartProcess } from '../../test/controlplane/controlplane';
 import { FakeRateProvider } from '../../test/support/rate-provider';
 import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
 import { NS } from './cluster';
@@ -102,6 +102,15 @@ export class Faults {
     this.ctx.proxy.set({ kind: 'none' });
     this.ctx.provider.setMode('ok');
     this.ctx.replicas.startAll();
+  }
+
+  /**
+   * Starts again the control-plane processes that exited on their own (never one a fault has
+   * down now), as the node's supervisor would: one dead for good (the scheduler, in the first
+   * hour-long run) would stop every new Pod and fail the soak for a reason of the rig's.
+   */
+  superviseControlPlane(): { name: string; logTail: string }[] {
+    return this.busy.has(GROUP['apiserver-restart']) ? [] : restartExited(this.ctx.dir);
   }
 
   private async run(type: FaultType, record: FaultRecord): Promise<void> {

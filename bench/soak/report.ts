@@ -19,6 +19,8 @@ export interface SoakReport {
   readonly leaderTerms: number;
   /** Replicas that exited on their own (losing the Lease) and were started again, as the kubelet would. */
   readonly replicaRestarts: number;
+  /** Control-plane processes that exited on their own (no fault stopped them) and were started again, by name. */
+  readonly controlPlaneRestarts: Record<string, number>;
   readonly convergence: { boundSeconds: number; allSeconds?: number; slowest?: { object: string; seconds: number } };
   readonly invariants: Record<Invariant, { statement: string; violations: number }>;
   readonly violations: (Violation & { history: HistoryEntry[] })[];
@@ -54,6 +56,7 @@ export function renderReport(report: SoakReport): string {
     '',
     `writes accepted through the proxy: ${report.writes.accepted} (${Object.entries(report.writes.byReplica).map(([r, n]) => `${r} ${n}`).join(', ')}); most to one object in a minute: ${report.writes.maxPerObjectMinute}`,
     `answers the proxy made up: ${Object.entries(report.writes.proxyAnswers).map(([code, n]) => `${code} x${n}`).join(', ') || 'none'}; leader terms: ${report.leaderTerms}; replicas that exited on their own and were restarted: ${report.replicaRestarts}`,
+    `control-plane processes that exited on their own and were started again: ${Object.entries(report.controlPlaneRestarts).map(([name, n]) => `${name} x${n}`).join(', ') || 'none'}`,
     `convergence after the faults stopped: ${report.convergence.allSeconds === undefined ? `NOT within ${report.convergence.boundSeconds} s` : `${report.convergence.allSeconds} s for all (bound ${report.convergence.boundSeconds} s)`}${report.convergence.slowest ? `; slowest ${report.convergence.slowest.object} ${report.convergence.slowest.seconds} s` : ''}`,
     '',
     'invariants (violations):',

@@ -37,6 +37,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const rng = new Rng(options.seed);
   const [workRng, faultRng, coinRng] = [rng.fork(), rng.fork(), rng.fork()];
   const started = new Date().toISOString();
+  // The code it runs: read now, as commits made while it runs are not in it.
+  const commit = gitCommit(repoRoot());
   history.add('soak', `seed ${options.seed}, ${options.durationMs / 1000} s of chaos; starting a control plane of its own`);
   const cluster: SoakCluster = await startSoakCluster();
   const tls = selfSigned();
@@ -47,6 +49,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));
   let restarts = 0;
+  const planeRestarts: Record<string, number> = {};
   const lifecycle = new Lifecycle((what) => checker.violate('acted-while-stopping', what));
   const checker: Checker = new Checker(cluster.kc, cluster.rest, history, leaks, () => {
     for (const value of workload.secretValues) leaks.learn(value);
@@ -55,6 +58,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       restarts++;
       history.add('soak', `${exit.name} exited (${exit.why}): started again`);
       if (!exit.expected) checker.violate('replica-crash', `${exit.name}: ${exit.why} (log ${replicas.logFile(exit.name)})`);
+    }
+    for (const exit of faults.superviseControlPlane()) {
+      planeRestarts[exit.name] = (planeRestarts[exit.name] ?? 0) + 1;
+      history.add('soak', `control plane: ${exit.name} exited on its own: started again; its log ended: ${exit.logTail.split('\n').at(-1)?.slice(0, 300)}`);
     }
   });
   const faults = new Faults({ dir: cluster.dir, objects: cluster.objects, provider: cluster.provider, proxy, replicas, failStage: cluster.failStage, leaseName: LEASE }, faultRng, history);
@@ -106,7 +113,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const violations = checker.violations.map((v, i) => ({ ...v, history: i < MAX_VIOLATIONS_WITH_HISTORY ? history.before(v.at) : [] }));
     return {
       seed: options.seed,
-      commit: gitCommit(repoRoot()),
+      commit,
       started,
       durationSeconds: options.durationMs / 1000,
       failStage: cluster.failStage,
@@ -116,6 +123,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       writes: { accepted: proxy.writes.length, byReplica, maxPerObjectMinute: judged.maxPerMinute, proxyAnswers: proxy.answered },
       leaderTerms: checker.terms.length,
       replicaRestarts: restarts,
+      controlPlaneRestarts: planeRestarts,
       convergence,
       invariants: invariantCounts(checker.violations),
       violations,

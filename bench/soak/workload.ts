@@ -22,7 +22,8 @@ type Counts = Record<string, { created: number; edited: number; deleted: number;
 
 /**
  * The churn, every step drawn from the seed: ExchangeRates created, edited and deleted;
- * CopyratorRules' sources edited and their target namespaces coming and going; Guitars
+ * CopyratorRules created and deleted (each with a source of its own), the standing rule's
+ * source edited, and target namespaces coming and going; Guitars
  * re-branded; RegistryMirrors whose credentials Secret appears late; Databases created,
  * resized, upgraded and deleted (each deletion a final snapshot); deletions in the
  * foreground or the background; and users' own objects
@@ -82,7 +83,8 @@ export class Workload {
   }
 
   private async copies(): Promise<void> {
-    const roll = this.rng.int(0, 2);
+    const roll = this.rng.int(0, 3);
+    if (roll === 3) return this.copyRules();
     if (roll === 0) {
       const value = String(this.rng.int(1, 1_000_000));
       await this.objects.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared-a', namespace: NS.copySource, labels: { copyrator: 'true' } }, data: { version: value } });
@@ -104,6 +106,30 @@ export class Workload {
       this.count('target Namespace', 'deleted');
       this.history.add('workload', `deleted target namespace ${gone.metadata.name}`);
     }
+  }
+
+  /**
+   * Up to 2 rules beside the standing one, each copying a source ConfigMap of its own (named
+   * after the rule, so no two rules and no planted object claim one copy) into every target
+   * namespace; a deleted rule's copies must go with it, then its source goes too.
+   */
+  private async copyRules(): Promise<void> {
+    const live = (this.live.get('CopyratorRule') ?? []).filter((r) => r.metadata.name !== 'rule-shared');
+    if (live.length < 2 && this.rng.chance(0.6)) {
+      const name = `copyratorrule-${++this.serial}`;
+      await this.objects.apply(this.ruleSource(name));
+      this.count('CopyratorRule source', 'created');
+      return this.create(this.copyRule(name, { 'soak-rule': name }));
+    }
+    if (!live.length) return;
+    const rule = this.rng.pick(live);
+    await this.remove(rule);
+    await this.objects.delete(this.ruleSource(rule.metadata.name));
+    this.count('CopyratorRule source', 'deleted');
+  }
+
+  private ruleSource(rule: string): KubeObject {
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${rule}-source`, namespace: NS.copySource, labels: { 'soak-rule': rule } }, data: { rule } };
   }
 
   private async mirrors(): Promise<void> {
@@ -159,8 +185,8 @@ export class Workload {
     return { apiVersion: apiVersion('Database'), kind: 'Database', metadata: { name, namespace: NS.databases }, spec: { name: 'orders', storageSize: '1Gi', image: DB_IMAGES[0], replicas } };
   }
 
-  private copyRule(name: string): KubeObject {
-    return { apiVersion: apiVersion('CopyratorRule'), kind: 'CopyratorRule', metadata: { name, namespace: NS.copySource }, spec: { ruleType: 'configmap', selector: { copyrator: 'true' }, namespaceSelector: { 'soak-target': 'true' } } };
+  private copyRule(name: string, selector: Record<string, string> = { copyrator: 'true' }): KubeObject {
+    return { apiVersion: apiVersion('CopyratorRule'), kind: 'CopyratorRule', metadata: { name, namespace: NS.copySource }, spec: { ruleType: 'configmap', selector, namespaceSelector: { 'soak-target': 'true' } } };
   }
 
   private secret(): string {

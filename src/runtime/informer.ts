@@ -36,7 +36,9 @@ interface WatchEvent {
  * A cache of one collection kept current by list+watch, that survives what clusters do:
  * watches that time out or drop are renewed from the last resourceVersion (bookmarks keep
  * it fresh on quiet collections), 410 Gone relists, and any other error relists after a
- * growing delay. It never stops by itself, and a failing handler never stops it either.
+ * growing delay. A 410 relists at once, but 410s and errors in a row (a proxy or an API server
+ * answering every watch with 410) back off as client-go's reflector does, until a watch runs
+ * normally again. It never stops by itself, and a failing handler never stops it either.
  */
 export class Informer<T extends KubeObject = KubeObject> {
   readonly cache = new Map<string, T>();
@@ -44,10 +46,13 @@ export class Informer<T extends KubeObject = KubeObject> {
   private abort = new AbortController();
   private stopped = false;
   private synced = false;
-  private failures = 0;
+  /** Restarts in a row with no watch that ran normally in between (see restartDelay). */
+  private troubles = 0;
   /** Why the last LIST or WATCH failed, while the informer is retrying. */
   private lastError?: Error;
   private readonly syncWaiters: Array<() => void> = [];
+  /** Ends the pause before a restart early, when the informer stops. */
+  private wake?: () => void;
 
   constructor(
     private readonly rest: KubeRest,
@@ -88,13 +93,13 @@ export class Informer<T extends KubeObject = KubeObject> {
   stop(): void {
     this.stopped = true;
     this.abort.abort();
+    this.wake?.();
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
         let resourceVersion = await this.list();
-        this.failures = 0;
         // Renew the watch from where it ended until the API server says the version is gone.
         for (;;) {
           if (this.stopped) return;
@@ -104,16 +109,26 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (this.stopped) return;
         const expired = err instanceof KubeError && err.code === 410;
         this.options.onRestart?.(expired ? 'expired' : 'error');
+        const delay = restartDelay(expired, this.troubles++);
         if (expired) {
-          this.log.debug('watch expired, relisting', { path: this.options.path });
-          continue;
+          this.log.debug('watch expired, relisting', { path: this.options.path, retryInMs: delay });
+        } else {
+          this.lastError = err as Error;
+          this.log.warn('list/watch failed, retrying', { path: this.options.path, error: err as Error, retryInMs: delay });
         }
-        this.lastError = err as Error;
-        const delay = Math.min(30_000, 500 * 2 ** this.failures++);
-        this.log.warn('list/watch failed, retrying', { path: this.options.path, error: err as Error, retryInMs: delay });
-        await sleep(delay);
+        if (delay > 0) await this.pause(delay);
       }
     }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   /** LIST page by page; replaces the cache and reports what changed since the last one. */
@@ -161,10 +176,14 @@ export class Informer<T extends KubeObject = KubeObject> {
           throw new KubeError('WATCH', this.options.path, event.object.code ?? 500, JSON.stringify(event.object));
         }
         current = event.object.metadata.resourceVersion ?? current;
+        // The watch works: the next 410 or error starts the backoff over.
+        this.troubles = 0;
         if (event.type === 'BOOKMARK') continue;
         const object = strip(event.object as unknown as T);
         this.apply(event.type === 'DELETED' ? 'deleted' : 'added', object);
       }
+      // Ended by the server's own timeout: it ran normally too.
+      this.troubles = 0;
     } catch (err) {
       if (!this.abort.signal.aborted || this.stopped) throw err;
       // Our own idle abort: renew the watch.
@@ -196,6 +215,19 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 }
 
+/**
+ * How long to wait before the next LIST after `troubles` restarts in a row. The first 410
+ * relists at once (no added latency when a version merely expired); the next 410s in a row
+ * wait 0.8 s doubling, with up to as much again of jitter (client-go's reflector backs off so),
+ * so that a server answering every watch with 410 is not listed in a loop. Errors wait 0.5 s
+ * doubling. Never more than 30 s.
+ */
+export function restartDelay(expired: boolean, troubles: number): number {
+  if (!expired) return Math.min(30_000, 500 * 2 ** troubles);
+  if (troubles === 0) return 0;
+  return Math.round(Math.min(30_000, 800 * 2 ** (troubles - 1) * (1 + Math.random())));
+}
+
 /** managedFields can be most of an object and the controller never reads them. */
 function strip<T extends KubeObject>(object: T): T {
   if (object.metadata.managedFields) delete object.metadata.managedFields;
@@ -218,8 +250,4 @@ async function* lines<T>(body: AsyncIterable<Uint8Array>): AsyncGenerator<T> {
     }
     buffer = buffer.slice(start);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

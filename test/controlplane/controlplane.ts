@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ApiEndpoint, apiRequest } from './api';
 import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
 import { writeKwokStages } from './kwok-stages';
-import { freePort, isAlive, ManagedProcess, sleep, startProcess, stopProcesses } from './processes';
+import { freePort, ManagedProcess, sleep, startProcess, stillRunning, stopProcesses } from './processes';
 
 /** What a running control plane leaves in its directory, so another process can use or stop it. */
 export interface ControlPlaneState {
@@ -70,7 +70,7 @@ export function readState(dir: string): ControlPlaneState | undefined {
 }
 
 export function isRunning(state: ControlPlaneState): boolean {
-  return state.processes.every((p) => isAlive(p.pid));
+  return state.processes.every(stillRunning);
 }
 
 /**
@@ -233,6 +233,24 @@ export async function restartProcess(dir: string, name: string, down: () => Prom
   }
 }
 
+/**
+ * Starts again, with the same arguments, each process of the control plane in `dir` that
+ * exited though nobody stopped it, as a supervisor (systemd, the kubelet for static Pods)
+ * would; returns them with the last lines of their logs, which say why. Not to be called
+ * while restartProcess() has a process down.
+ */
+export function restartExited(dir: string): { name: string; logTail: string }[] {
+  const state = readState(dir);
+  if (!state) return [];
+  const exited = state.processes.map((p, index) => ({ p, index, logTail: '' })).filter(({ p }) => !stillRunning(p));
+  for (const e of exited) {
+    e.logTail = tail(e.p.logFile, 5);
+    state.processes[e.index] = startProcess(e.p.name, e.p.binary, e.p.args, state.logDir);
+  }
+  if (exited.length) writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
+  return exited.map(({ p, logTail }) => ({ name: p.name, logTail }));
+}
+
 function readAdminToken(dir: string): string {
   return readFileSync(join(dir, 'tokens.csv'), 'utf8').split(',')[0];
 }
@@ -290,7 +308,7 @@ async function waitFor(what: string, processes: ManagedProcess[], check: () => b
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   let lastError = '';
   while (Date.now() < deadline) {
-    const dead = processes.find((p) => !isAlive(p.pid));
+    const dead = processes.find((p) => !stillRunning(p));
     if (dead) throw new Error(`${dead.name} exited while waiting for ${what}; its log: ${dead.logFile}\n${tail(dead.logFile)}`);
     try {
       if (await check()) return;

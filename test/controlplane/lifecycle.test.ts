@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { apiRequest } from './api';
-import { readState } from './controlplane';
-import { isAlive } from './processes';
+import { readState, restartExited } from './controlplane';
+import { isAlive, sleep, stillRunning } from './processes';
 
 const run = promisify(execFile);
 // The compiled CLI, exactly what `npm run cluster:up` runs; `npm test` builds it first.
@@ -43,8 +43,23 @@ describe('npm run cluster:up / cluster:down', () => {
     expect(again.stdout.trim()).toBe(lastLine);
     expect(readState(dir)!.processes.map((p) => p.pid)).toEqual(pids);
 
+    // A process that exits on its own (the chaos soak lost its scheduler so) is started again, alike.
+    const scheduler = processes.find((p) => p.name === 'kube-scheduler')!;
+    process.kill(scheduler.pid, 'SIGKILL');
+    while (stillRunning(scheduler)) await sleep(50);
+    expect(restartExited(dir).map((e) => e.name)).toEqual(['kube-scheduler']);
+    const restarted = readState(dir)!.processes.find((p) => p.name === 'kube-scheduler')!;
+    expect(restarted).toMatchObject({ binary: scheduler.binary, args: scheduler.args });
+    expect(stillRunning(restarted)).toBe(true);
+    expect(restartExited(dir)).toEqual([]);
+
     await run(process.execPath, [cli, 'down'], { env });
-    expect(pids.filter(isAlive)).toEqual([]);
+    expect([...pids, restarted.pid].filter(isAlive)).toEqual([]);
     expect(readState(dir)).toBeUndefined();
+  });
+
+  it('never takes a pid that runs another command line for a process of its own: pids are reused', () => {
+    expect(isAlive(process.pid)).toBe(true);
+    expect(stillRunning({ name: 'etcd', pid: process.pid, logFile: '/dev/null', binary: '/no/such/etcd', args: [] })).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -39,7 +39,27 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** SIGTERM to each process group, then SIGKILL to whatever still lives after `graceMs`. */
+/**
+ * Whether `p` is still there: its pid alive and not running another command line than the one
+ * it was started with (a process exiting, or exited and not yet reaped, shows none). Pids are
+ * reused (pid_max is often 32768, and test runs start thousands of processes), so a pid alone
+ * may name someone else's process by now, e.g. another control plane's scheduler.
+ */
+export function stillRunning(p: ManagedProcess): boolean {
+  if (!isAlive(p.pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
+  } catch {
+    return isAlive(p.pid); // no /proc to tell (or it just went): the pid is all there is
+  }
+  return cmdline === '' || cmdline === [p.binary, ...p.args, ''].join('\0');
+}
+
+/**
+ * SIGTERM to each process group, then SIGKILL to whatever still lives after `graceMs`; a
+ * process that is gone already gets no signal, since its pid may be another's by now.
+ */
 export async function stopProcesses(processes: readonly ManagedProcess[], graceMs = 10_000): Promise<void> {
   const signalGroup = (pid: number, signal: NodeJS.Signals) => {
     try {
@@ -48,11 +68,12 @@ export async function stopProcesses(processes: readonly ManagedProcess[], graceM
       // Already gone.
     }
   };
-  for (const p of processes) signalGroup(p.pid, 'SIGTERM');
+  const running = processes.filter(stillRunning);
+  for (const p of running) signalGroup(p.pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (processes.some((p) => isAlive(p.pid)) && Date.now() < deadline) await sleep(100);
-  for (const p of processes) if (isAlive(p.pid)) signalGroup(p.pid, 'SIGKILL');
-  while (processes.some((p) => isAlive(p.pid))) await sleep(50);
+  while (running.some(stillRunning) && Date.now() < deadline) await sleep(100);
+  for (const p of running) if (stillRunning(p)) signalGroup(p.pid, 'SIGKILL');
+  while (running.some(stillRunning)) await sleep(50);
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

@@ -1,4 +1,4 @@
-import { ManagedProcess, isAlive, sleep, stopProcesses } from './processes';
+import { ManagedProcess, isAlive, sleep, stillRunning, stopProcesses } from './processes';
 
 /**
  * Runs detached beside a test run's control plane: when the process that started it dies
@@ -6,7 +6,7 @@ import { ManagedProcess, isAlive, sleep, stopProcesses } from './processes';
  * left running. Arguments: the parent's pid, then the state file's process list as JSON.
  */
 async function watch(parent: number, processes: ManagedProcess[]): Promise<void> {
-  while (isAlive(parent) && processes.some((p) => isAlive(p.pid))) await sleep(1000);
+  while (isAlive(parent) && processes.some(stillRunning)) await sleep(1000);
   await stopProcesses([...processes].reverse());
 }
 
