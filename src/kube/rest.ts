@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { projectVersion } from '../core/version';
 import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
@@ -54,7 +55,8 @@ export class KubeRest {
       } catch (err) {
         const wait = err instanceof KubeError ? err.retryAfterMs : undefined;
         if (wait === undefined || attempt >= MAX_RETRY_AFTER_ATTEMPTS || options.signal.aborted) throw err;
-        await sleepUnlessAborted(wait, options.signal);
+        // Woken early by the request's own deadline, which then fails the next attempt.
+        await sleep(wait, undefined, { signal: options.signal }).catch(() => undefined);
       }
     }
   }
@@ -106,18 +108,6 @@ function retryAfter(response: IncomingMessage): number | undefined {
   if ((code !== 429 && code < 500) || header === undefined) return undefined;
   const seconds = Number(header);
   return Number.isInteger(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : undefined;
-}
-
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 interface RequestTarget {

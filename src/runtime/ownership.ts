@@ -16,7 +16,7 @@ export function claims(ownerLabels: Readonly<Record<string, string>>, live: Pick
 /** Whether a live object's ownerReferences name this owner (by uid) and no other controller: made for it, by whichever operator. */
 export function ownedBy(ownerUid: string | undefined, live: Pick<KubeJson, 'metadata'>): boolean {
   const references = (live.metadata.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
-  return !!ownerUid && references.some((r) => r.uid === ownerUid) && references.every((r) => r.uid === ownerUid || !r.controller);
+  return !!ownerUid && references.some((r) => r.uid === ownerUid) && !controlledByAnother(ownerUid, live);
 }
 
 /**
