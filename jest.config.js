@@ -14,6 +14,4 @@ module.exports = {
   globalTeardown: '<rootDir>/test/controlplane/global-teardown.ts',
   testTimeout: 120_000,
   maxWorkers: 2,
-  // Longest files first, from Jest's own timings or, on a fresh clone, test/durations.json.
-  testSequencer: '<rootDir>/test/sequencer.js',
 };
