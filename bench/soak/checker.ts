@@ -79,10 +79,11 @@ export class Checker {
     for (const m of this.mirrors) m.stop();
   }
 
-  violate(invariant: Invariant, what: string, once = what): void {
+  /** `at`: when it happened (epoch ms), for a violation judged afterwards; its history is the one before then. */
+  violate(invariant: Invariant, what: string, once = what, at = Date.now()): void {
     if (this.reported.has(`${invariant} ${once}`)) return;
     this.reported.add(`${invariant} ${once}`);
-    this.violations.push({ invariant, at: this.history.seconds(), what });
+    this.violations.push({ invariant, at: this.history.seconds(at), what });
     this.history.add('checker', `VIOLATION ${invariant}: ${what}`);
   }
 

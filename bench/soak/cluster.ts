@@ -28,7 +28,8 @@ export interface SoakCluster {
   readonly token: string;
   /** Whether the control plane's kwok fails pods labelled FAIL_LABEL (a stage in its configuration). */
   readonly failStage: boolean;
-  stop(): Promise<void>;
+  /** Stops the control plane and removes its folder, unless `keep`. */
+  stop(keep?: boolean): Promise<void>;
 }
 
 export async function startSoakCluster(): Promise<SoakCluster> {
@@ -65,11 +66,11 @@ async function prepare(dir: string, plane: ControlPlaneState, conversion: Pick<L
     apiCa: readFileSync(join(dir, 'ca.crt'), 'utf8'),
     token: kc.getCurrentUser()!.token!,
     failStage: hasFailStage(dir),
-    stop: async () => {
+    stop: async (keep = false) => {
       await provider.close();
       await conversion.close();
       await stopControlPlane(dir);
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -8,7 +8,9 @@ export type ProxyFault =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'throttle'; share: number }
   | { kind: 'error'; share: number }
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  /** New watches are held open and never answered: no event, no error, as through a partition that drops packets. */
+  | { kind: 'stall' };
 
 /** A fault for the requests whose path matches (all when `path` is left out); the first rule that matches applies. */
 export interface ProxyRule {
@@ -106,6 +108,7 @@ export async function startFaultProxy(options: ProxyOptions): Promise<FaultProxy
         count('410');
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(`${GONE}\n`);
       }
+      if (current.kind === 'stall' && watch) return void count('stalled watch');
       if (current.kind === 'throttle' && options.coin(current.share)) return status(res, 429, 'TooManyRequests');
       if (current.kind === 'error' && options.coin(current.share)) return status(res, options.coin(0.5) ? 500 : 503, 'InternalError');
       if (current.kind === 'slow') return void setTimeout(() => forward(replica, req, res, body, url, arrived), current.delayMs);

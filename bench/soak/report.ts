@@ -25,6 +25,8 @@ export interface SoakReport {
   readonly invariants: Record<Invariant, { statement: string; violations: number }>;
   readonly violations: (Violation & { history: HistoryEntry[] })[];
   readonly passed: boolean;
+  /** A failed run keeps its folder: the replicas' and the control plane's logs, for the story behind a violation. */
+  readonly keptFolder?: string;
 }
 
 /** The commit the soak ran, and whether the checkout had changes beside it. */
@@ -47,6 +49,7 @@ export function renderReport(report: SoakReport): string {
   const lines = [
     `soak ${report.passed ? 'PASSED' : 'FAILED'}: seed ${report.seed}, ${Math.round(report.durationSeconds / 60)} min of chaos from ${report.started}, commit ${report.commit}`,
     `kwok stage failing pods by label: ${report.failStage ? 'present' : 'ABSENT (the Database pod and Job faults were skipped)'}`,
+    ...(report.keptFolder ? [`the run's folder (replicas' and control plane's logs) is kept in ${report.keptFolder}`] : []),
     '',
     'faults injected (skipped):',
     ...Object.entries(report.faults).map(([type, n]) => `  ${type.padEnd(20)} ${String(n.injected).padStart(4)}${n.skipped ? ` (${n.skipped} skipped)` : ''}`),

@@ -104,7 +104,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const judged = judgeWrites(proxy.writes, checker.terms);
     for (const finding of judged.twoActors) checker.violate('two-actors', finding);
     for (const finding of judged.withoutLease) checker.violate('write-without-lease', finding);
-    for (const finding of judged.storms) checker.violate('write-storm', finding);
+    for (const storm of judged.storms) checker.violate('write-storm', storm.what, storm.what, storm.at);
     for (const name of REPLICAS) leaks.scanFile(replicas.logFile(name), (line) => lifecycle.observe(name, line));
 
     const byReplica: Record<string, number> = {};
@@ -128,13 +128,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       invariants: invariantCounts(checker.violations),
       violations,
       passed: checker.violations.length === 0,
+      ...(checker.violations.length ? { keptFolder: cluster.dir } : {}),
     };
   } finally {
     process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
     checker.stop();
     await replicas.stopAll();
     await proxy.close();
-    await cluster.stop();
+    await cluster.stop(checker.violations.length > 0);
   }
 }
 

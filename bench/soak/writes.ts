@@ -15,8 +15,8 @@ export interface WriteFindings {
   twoActors: string[];
   /** Writes by a replica that did not hold the Lease then. */
   withoutLease: string[];
-  /** Object-minutes over STORM_PER_MINUTE writes. */
-  storms: string[];
+  /** Object-minutes over STORM_PER_MINUTE writes, each with who wrote how (`replica-a POST x40, ...`) and when its minute ended. */
+  storms: { what: string; at: number }[];
   /** The most writes to one object in one minute. */
   maxPerMinute: number;
 }
@@ -30,7 +30,7 @@ export function judgeWrites(writes: readonly Write[], terms: readonly Term[]): W
     return index;
   };
   const writers = new Map<string, Set<string>>();
-  const perMinute = new Map<string, number>();
+  const perMinute = new Map<string, Write[]>();
   const withoutLease: string[] = [];
   for (const write of writes.filter(counts)) {
     const term = termOf(write.at);
@@ -42,11 +42,20 @@ export function judgeWrites(writes: readonly Write[], terms: readonly Term[]): W
       withoutLease.push(`${write.replica} ${write.method} ${write.object} at ${new Date(write.at).toISOString()} while ${sorted[term].holder} led`);
     }
     const minute = `${write.object} @${Math.floor(write.at / 60_000)}`;
-    perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+    perMinute.set(minute, [...(perMinute.get(minute) ?? []), write]);
   }
   const twoActors = [...writers].filter(([, set]) => set.size > 1).map(([key, set]) => `${key}: ${[...set].join(', ')}`);
-  const storms = [...perMinute].filter(([, n]) => n > STORM_PER_MINUTE).map(([key, n]) => `${key}: ${n} writes`);
-  return { twoActors, withoutLease, storms, maxPerMinute: Math.max(0, ...perMinute.values()) };
+  const storms = [...perMinute]
+    .filter(([, minute]) => minute.length > STORM_PER_MINUTE)
+    .map(([key, minute]) => ({ what: `${key}: ${minute.length} writes (${tally(minute)})`, at: (Math.floor(minute[0].at / 60_000) + 1) * 60_000 }));
+  return { twoActors, withoutLease, storms, maxPerMinute: Math.max(0, ...[...perMinute.values()].map((m) => m.length)) };
+}
+
+/** `replica-a POST x40, replica-a DELETE x3`: who wrote how, the first thing a storm's story needs. */
+function tally(writes: readonly Write[]): string {
+  const counts = new Map<string, number>();
+  for (const w of writes) counts.set(`${w.replica} ${w.method}`, (counts.get(`${w.replica} ${w.method}`) ?? 0) + 1);
+  return [...counts].map(([what, n]) => `${what} x${n}`).join(', ');
 }
 
 /** Writes per object in [from, to): the quiet window's test. */

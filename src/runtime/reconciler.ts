@@ -1,4 +1,4 @@
-import { AnyKind, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
+import { AnyKind, ChildState, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
 import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
 import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
@@ -118,7 +118,13 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
 
   const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
-  const { outcome, applied, heldMs } = await serve(ctx, resource, desired, log);
+  const { outcome, applied, heldMs, outdated } = await serve(ctx, resource, desired, log);
+  if (outdated) {
+    // Nothing more from this render: the next reconcile reads the owner as it is now.
+    log.info('a child of ours is gone and the cached owner is out of date: reading it again', { deleting: outdated.fresh?.metadata.deletionTimestamp !== undefined, gone: !outdated.fresh });
+    if (outdated.fresh) ctx.wrote?.(resource, outdated.fresh);
+    return { ...NOTHING, retry: outdated.fresh !== undefined };
+  }
   // Until the release, a child kept for the last step stays even when no longer rendered (e.g. a
   // Database's standby scaled away as it is deleted: its data waits for the final snapshot).
   const spared = deleting ? (child: KubeObject) => keptUntilRelease(kind, child) : undefined;
@@ -161,23 +167,28 @@ function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
  * the fields it changed are told in a Warning (see ServerRewrites); a child written too often
  * waits (see WriteBudget).
  */
-async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[], log: Logger): Promise<{ outcome: ReconcileOutcome; applied: number; heldMs?: number }> {
+async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[], log: Logger): Promise<Served> {
   const labels = childLabels(ctx.kind, owner);
-  const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child) => {
+  let outdatedOwner: Promise<OutdatedOwner | undefined> | undefined;
+  const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child): Promise<ChildResult> => {
+    const id = childId(child);
     const live = await liveChild(ctx, child);
     if (adoptsExisting(child) && !live) return {};
     const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
     if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
-    if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(childId(child), child, live))) return { served: live };
-    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
-    const heldMs = live ? ctx.budget.waitMs(childId(child)) : 0;
-    if (heldMs > 0) {
-      warnHeld(ctx, owner, child, live!, log);
-      return { served: live, heldMs };
+    if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(id, child, live))) return { served: live };
+    // Ours, written lately, and gone: whoever removed it (a garbage collector finishing the
+    // owner's deletion) may know of the owner what the cache does not yet. Ask, once per reconcile.
+    if (!live && ctx.budget.wroteRecently(id)) {
+      const outdated = await (outdatedOwner ??= outdatedCache(ctx, owner));
+      if (outdated) return { outdated };
     }
-    ctx.budget.spend(childId(child));
+    const heldMs = ctx.budget.waitMs(id);
+    if (heldMs > 0) return held(ctx, owner, child, live, log, heldMs);
+    ctx.budget.spend(id);
+    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
     const result = await ctx.objects.apply<KubeJson>(child);
-    const changes = ctx.rewrites.applied(childId(child), child, result);
+    const changes = ctx.rewrites.applied(id, child, result);
     if (changes) {
       // Said once per render: the kind's author can render what the server stores instead.
       const message = `the API server stored ${describeChild(child)} differently from its render: ${describeChanges(changes)}; it is not applied again until the render changes`;
@@ -186,18 +197,62 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     }
     return { served: result, applied: true };
   });
+  const outdated = results.find((r) => r.outdated)?.outdated;
+  if (outdated) return { outdated };
   const served = results.flatMap((r) => (r.served ? [r.served] : []));
   const conflicts = results.flatMap((r) => (r.conflict ? [r.conflict] : []));
-  const held = results.flatMap((r) => (r.heldMs ? [r.heldMs] : []));
-  return { outcome: { served, conflicts, children: served.map(childState) }, applied: results.filter((r) => r.applied).length, heldMs: held.length ? Math.min(...held) : undefined };
+  const missing = results.flatMap((r) => (r.missing ? [r.missing] : []));
+  const heldFor = results.flatMap((r) => (r.heldMs ? [r.heldMs] : []));
+  return {
+    outcome: { served, conflicts, children: [...served.map(childState), ...missing] },
+    applied: results.filter((r) => r.applied).length,
+    heldMs: heldFor.length ? Math.min(...heldFor) : undefined,
+  };
+}
+
+interface ChildResult {
+  readonly served?: KubeJson;
+  readonly conflict?: string;
+  readonly applied?: boolean;
+  /** Held back by the write budget: for this long. */
+  readonly heldMs?: number;
+  /** A child held back while it does not exist: not ready, and why. */
+  readonly missing?: ChildState;
+  readonly outdated?: OutdatedOwner;
+}
+
+type Served = { outcome: ReconcileOutcome; applied: number; heldMs?: number; outdated?: undefined } | { outdated: OutdatedOwner; outcome?: undefined; applied?: undefined; heldMs?: undefined };
+
+/** The owner as the API server has it when the cache is out of date: `fresh` is absent when it is gone (or another object took its name). */
+interface OutdatedOwner {
+  readonly fresh?: Owner;
+}
+
+/** Undefined while the cached owner still holds: the same object, deleted or not alike. */
+async function outdatedCache(ctx: ReconcileContext, owner: Owner): Promise<OutdatedOwner | undefined> {
+  const fresh = await ctx.objects.find<Owner>(owner);
+  if (!fresh || fresh.metadata.uid !== owner.metadata.uid) return {};
+  const deleting = (o: Owner) => o.metadata.deletionTimestamp !== undefined;
+  return deleting(fresh) === deleting(owner) ? undefined : { fresh };
+}
+
+/** A child the budget holds back: it stays as it is (or missing), and the kind's author is told why, once per set of fields. */
+function held(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: KubeJson | undefined, log: Logger, heldMs: number): ChildResult {
+  const written = `${describeChild(child)} was written ${ctx.budget.limit} times within ${ctx.budget.windowMs / 1000} s`;
+  if (live) {
+    warnHeld(ctx, owner, child, live, log, written);
+    return { served: live, heldMs };
+  }
+  const message = `${written} and is gone again: it is made again in ${Math.ceil(heldMs / 1000)} s; something removes it as soon as it exists, or the render flips between having it and not`;
+  if (ctx.events.recordOnce(owner, 'Warning', 'ChildWritesHeld', message)) log.warn('held back re-creating a child that keeps disappearing', { child: describeChild(child) });
+  const state = childState(child as KubeJson);
+  return { missing: { child: state.child, kind: state.kind, name: state.name, ...(state.namespace ? { namespace: state.namespace } : {}), ready: false, message: `missing: ${message}` }, heldMs };
 }
 
 /** A child held back by its write budget: tell the kind's author which fields keep changing, once per set of fields. */
-function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: KubeJson, log: Logger): void {
+function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: KubeJson, log: Logger, written: string): void {
   const fields = fieldChanges(child, live).map((c) => c.path);
-  const message =
-    `${describeChild(child)} was written ${ctx.budget.limit} times within ${ctx.budget.windowMs / 1000} s and its render still differs at ${fields.join(', ')}: ` +
-    'further writes wait; a render must give the same child for the same object (no timestamps, counters or random values)';
+  const message = `${written} and its render still differs at ${fields.join(', ')}: further writes wait; a render must give the same child for the same object (no timestamps, counters or random values)`;
   if (ctx.events.recordOnce(owner, 'Warning', 'ChildWritesHeld', message)) log.warn('held back writes to a child that changes on every render', { child: describeChild(child), fields });
 }
 
@@ -253,6 +308,7 @@ async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log
   const ours = (child: KubeObject) => claims(labels, child as KubeJson) && !controlledByAnother(owner.metadata.uid, child as KubeJson);
   const stale = ctx.watches.childrenOf(labels).filter((child) => ours(child) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson) && !spared?.(child));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
+    ctx.budget.spend(childId(child));
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
     ctx.rewrites.forget(childId(child));
     log.info('pruned a child no longer rendered', { child: describeChild(child) });

@@ -1,12 +1,11 @@
-import * as k8s from '@kubernetes/client-node';
-import { FaultProxy, startFaultProxy } from '../../bench/soak/proxy';
+import { FaultProxy } from '../../bench/soak/proxy';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { Informer } from '../../src/runtime/informer';
 import { createLogger } from '../../src/runtime/log';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
-import { selfSigned } from '../support/self-signed';
+import { startTestFaultProxy } from '../support/fault-proxy';
 
 // The chaos soak's watch-gone fault (docs/soak.md) answers every watch with 410 Gone; the
 // informer relisted in a loop (5,056 made-up 410s in an hour). Here the soak's proxy does the
@@ -21,20 +20,12 @@ const restarts: number[] = [];
 
 beforeAll(async () => {
   namespace = await createTestNamespace(kc, 'informer-backoff');
-  const tls = selfSigned();
-  const cluster = kc.getCurrentCluster()!;
-  proxy = await startFaultProxy({ upstream: cluster.server, upstreamCa: Buffer.from(cluster.caData!, 'base64').toString(), ...tls, replicas: ['informer'], coin: () => false });
-  const viaProxy = new k8s.KubeConfig();
-  viaProxy.loadFromOptions({
-    clusters: [{ name: 'proxy', server: proxy.url('informer'), caData: Buffer.from(tls.cert).toString('base64') }],
-    users: [{ name: 'admin', token: kc.getCurrentUser()!.token }],
-    contexts: [{ name: 'proxy', cluster: 'proxy', user: 'admin' }],
-    currentContext: 'proxy',
-  });
+  const started = await startTestFaultProxy('informer');
+  proxy = started.proxy;
   const onRestart = (why: string) => void (why === 'expired' && restarts.push(Date.now()));
   // Watches of 2 s: the API server ends each, and the next one meets the fault, as a watch
   // renewed after a routine timeout meets a version that expired meanwhile.
-  informer = new Informer(new KubeRest(viaProxy), { path: `/api/v1/namespaces/${namespace}/configmaps`, watchSeconds: 2, onRestart }, createLogger({ level: 'error', write: () => undefined }));
+  informer = new Informer(new KubeRest(started.kubeConfig), { path: `/api/v1/namespaces/${namespace}/configmaps`, watchSeconds: 2, onRestart }, createLogger({ level: 'error', write: () => undefined }));
   informer.start();
   await informer.waitForSync(30_000);
 }, 60_000);

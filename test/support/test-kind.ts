@@ -65,13 +65,13 @@ export async function installTestCrd(kind: AnyKind): Promise<void> {
  * Installs the kind's CRDs (every group it is served in, unless `groups` names fewer) and starts
  * the generic engine for it alone, in `namespace`.
  */
-export async function serveTestKind(kind: AnyKind, namespace: string, groups: readonly AnyKind[] = servedIdentities(kind)): Promise<ServedTestKind> {
+export async function serveTestKind(kind: AnyKind, namespace: string, groups: readonly AnyKind[] = servedIdentities(kind), rest = new KubeRest(testKubeConfig())): Promise<ServedTestKind> {
   const objects = testObjects();
   for (const identity of groups) await installTestCrd(identity);
   const logLines: Record<string, unknown>[] = [];
   const log: Logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
   const metrics = new Metrics();
-  const controller = new Controller(new KubeRest(testKubeConfig()), { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind' }, log, metrics);
+  const controller = new Controller(rest, { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind' }, log, metrics);
   controller.start();
   return { objects, metrics, logLines, stop: () => controller.stop() };
 }
