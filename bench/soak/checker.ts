@@ -40,10 +40,15 @@ export class Checker {
   private readonly mirrors: Mirror[] = [];
   private readonly children = new Map<string, Json>();
   private readonly childHistory = new Map<string, Step[]>();
-  private readonly orphanSince = new Map<string, number>();
+  /** How long each orphan has waited for the garbage collector, not counting time the control plane was down. */
+  private readonly orphanAge = new Map<string, { since: number; waited: number; last: number }>();
+  /** Whether a fault has the API server or etcd down now: the garbage collector cannot work meanwhile. */
+  planeDown: () => boolean = () => false;
   private readonly reported = new Set<string>();
   private readonly plantedVersions = new Map<string, string>();
   private readonly snapshotDone = new Set<string>();
+  /** Databases whose standby StatefulSet went while they lived (a scale-down): its claims follow later, as the garbage collector gets to them. */
+  private readonly scaledDown = new Set<string>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -61,7 +66,7 @@ export class Checker {
       this.crMirrors.push(mirror);
       this.mirrors.push(mirror);
     }
-    for (const path of CHILD_PATHS) this.mirrors.push(new Mirror(this.kc, this.rest, path, (change, o) => this.onChild(change, o), managed));
+    for (const path of CHILD_PATHS) this.mirrors.push(new Mirror(this.kc, this.rest, path, (change, o, before) => this.onChild(change, o, before), managed));
     for (const path of ['/api/v1/configmaps', '/api/v1/services']) this.mirrors.push(new Mirror(this.kc, this.rest, path, (change, o, before) => this.onPlanted(change, o, before), `${PLANTED_LABEL}=true`));
     this.mirrors.push(new Mirror(this.kc, this.rest, `/api/v1/namespaces/${NS.databases}/persistentvolumeclaims`, (change, o, before) => this.onClaim(change, o, before)));
     this.mirrors.push(new Mirror(this.kc, this.rest, `/apis/batch/v1/namespaces/${NS.databases}/jobs`, (change, o) => this.onJob(change, o)));
@@ -103,11 +108,19 @@ export class Checker {
   private tick(): void {
     const now = Date.now();
     const orphans = new Set(this.orphans());
-    for (const key of [...this.orphanSince.keys()]) if (!orphans.has(key)) this.orphanSince.delete(key);
+    for (const [key, age] of [...this.orphanAge]) {
+      if (orphans.has(key)) continue;
+      this.orphanAge.delete(key);
+      // Only the slow ones: how long the garbage collector took is the story of a near miss.
+      if (now - age.since > ORPHAN_BOUND_MS / 2) this.history.add('checker', `${key} outlived its owner by ${Math.round((now - age.since) / 1000)} s (${Math.round(age.waited / 1000)} s with the control plane up)`);
+    }
+    const down = this.planeDown();
     for (const key of orphans) {
-      const since = this.orphanSince.get(key) ?? now;
-      this.orphanSince.set(key, since);
-      if (now - since > ORPHAN_BOUND_MS) this.violate('orphan-children', `${key} has outlived its owner by more than ${ORPHAN_BOUND_MS / 1000} s`, key);
+      const age = this.orphanAge.get(key) ?? { since: now, waited: 0, last: now };
+      if (!down) age.waited += now - age.last;
+      age.last = now;
+      this.orphanAge.set(key, age);
+      if (age.waited > ORPHAN_BOUND_MS) this.violate('orphan-children', `${key} has outlived its owner by more than ${ORPHAN_BOUND_MS / 1000} s with the control plane up (${Math.round((now - age.since) / 1000)} s in all)`, key);
     }
     this.periodic();
   }
@@ -142,7 +155,8 @@ export class Checker {
     }
   }
 
-  private onChild(change: Change, o: Json): void {
+  private onChild(change: Change, o: Json, before?: Json): void {
+    if (o.kind === 'StatefulSet') this.onStatefulSet(change, o, before);
     const ownerKey = this.ownerKeyOf(o);
     const key = describeJson(o);
     if (change === 'DELETED') this.children.delete(key);
@@ -170,15 +184,35 @@ export class Checker {
     if (name.endsWith('-snapshot') && (o.status?.succeeded ?? 0) >= 1) this.snapshotDone.add(name.slice(0, -'-snapshot'.length));
   }
 
-  /** A data volume (`data-<db>[-standby]-<n>`) being deleted: only after the snapshot, or a standby's while its Database lives on. */
+  /**
+   * A standby StatefulSet (`<db>-standby`) removed before its Database's deletion began: a
+   * scale-down served while the Database lived. Its deletion's time is the server's (or, for
+   * one removed at once, when the watch told it, which is no earlier).
+   */
+  private onStatefulSet(change: Change, o: Json, before?: Json): void {
+    const db = /^(.+)-standby$/.exec(o.metadata.name)?.[1];
+    if (!db) return;
+    if (change === 'ADDED') return void this.scaledDown.delete(db);
+    const going = change === 'DELETED' ? !before?.metadata.deletionTimestamp : !!o.metadata.deletionTimestamp && !before?.metadata.deletionTimestamp;
+    if (!going) return;
+    const goneAt = o.metadata.deletionTimestamp ? Date.parse(o.metadata.deletionTimestamp) : Date.now();
+    const owner = this.database(db);
+    if (owner && (!owner.metadata.deletionTimestamp || goneAt < Date.parse(owner.metadata.deletionTimestamp))) this.scaledDown.add(db);
+  }
+
+  private database(name: string): Json | undefined {
+    return [...this.owners.values()].find((x) => x.kind === 'Database' && x.metadata.namespace === NS.databases && x.metadata.name === name);
+  }
+
+  /** A data volume (`data-<db>[-standby]-<n>`) being deleted: only after the snapshot, or a standby's after a scale-down served while its Database lived. */
   private onClaim(change: Change, o: Json, before?: Json): void {
     const going = change === 'DELETED' ? !before?.metadata.deletionTimestamp : !!o.metadata.deletionTimestamp && !before?.metadata.deletionTimestamp;
     const match = /^data-(.+?)(-standby)?-\d+$/.exec(o.metadata.name);
     if (!going || !match) return;
     const [, db, standby] = match;
     if (this.snapshotDone.has(db)) return;
-    const owner = [...this.owners.values()].find((x) => x.kind === 'Database' && x.metadata.namespace === NS.databases && x.metadata.name === db);
-    if (standby && owner && !owner.metadata.deletionTimestamp) return;
+    const owner = this.database(db);
+    if (standby && ((owner && !owner.metadata.deletionTimestamp) || this.scaledDown.has(db))) return;
     if (owner?.spec?.deletionPolicy === 'Delete') return;
     this.violate('data-before-snapshot', `claim ${o.metadata.name} is being removed and Database ${db}'s snapshot has not succeeded`);
   }

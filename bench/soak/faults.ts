@@ -77,6 +77,11 @@ export class Faults {
     private readonly history: History,
   ) {}
 
+  /** Whether the API server or etcd is stopped now (or being started again). */
+  get planeDown(): boolean {
+    return this.busy.has('plane');
+  }
+
   /** Starts one random fault (unless its group is busy) and returns at once; it heals itself. */
   inject(): void {
     const type = this.rng.pick(FAULT_TYPES);

@@ -65,6 +65,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
   });
   const faults = new Faults({ dir: cluster.dir, objects: cluster.objects, provider: cluster.provider, proxy, replicas, failStage: cluster.failStage, leaseName: LEASE }, faultRng, history);
+  checker.planeDown = () => faults.planeDown;
   history.add('soak', `control plane in ${cluster.dir}; kwok stage failing pods by label: ${cluster.failStage ? 'present' : 'absent'}`);
 
   // Ctrl-C or SIGTERM ends the run early, still stopping everything it started.
