@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Violation } from './checker';
 import { FaultRecord } from './faults';
@@ -71,12 +71,18 @@ export function renderReport(report: SoakReport): string {
   return lines.join('\n');
 }
 
-/** Writes the report as text and JSON into `dir`, named by its date, seed and length; returns the text file. */
+/**
+ * Writes the report as text and JSON into `dir`, named by its date, seed and length (`-2`,
+ * `-3` after it when a run of the same day had that name: a report is never written over);
+ * returns the text file.
+ */
 export function writeReport(dir: string, report: SoakReport): string {
   const day = report.started.slice(0, 10);
   const folder = join(dir, day);
   mkdirSync(folder, { recursive: true });
-  const base = join(folder, `soak-seed${report.seed}-${Math.round(report.durationSeconds / 60)}min`);
+  const name = `soak-seed${report.seed}-${Math.round(report.durationSeconds / 60)}min`;
+  let base = join(folder, name);
+  for (let n = 2; existsSync(`${base}.json`) || existsSync(`${base}.txt`); n++) base = join(folder, `${name}-${n}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(`${base}.txt`, `${renderReport(report)}\n`);
   return `${base}.txt`;
