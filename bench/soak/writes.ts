@@ -42,7 +42,9 @@ export function judgeWrites(writes: readonly Write[], terms: readonly Term[]): W
       withoutLease.push(`${write.replica} ${write.method} ${write.object} at ${new Date(write.at).toISOString()} while ${sorted[term].holder} led`);
     }
     const minute = `${write.object} @${Math.floor(write.at / 60_000)}`;
-    perMinute.set(minute, [...(perMinute.get(minute) ?? []), write]);
+    const inMinute = perMinute.get(minute);
+    if (inMinute) inMinute.push(write);
+    else perMinute.set(minute, [write]);
   }
   const twoActors = [...writers].filter(([, set]) => set.size > 1).map(([key, set]) => `${key}: ${[...set].join(', ')}`);
   const storms = [...perMinute]
