@@ -125,9 +125,12 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     };
     process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
     process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
-    // The informers list the hub version, which the API server converts with the webhook: it serves first.
+    // The informers of a kind with several versions list its hub version, which the API server
+    // converts with the webhook: that waits for it. Kinds of one version do not (the webhook goes on
+    // retrying meanwhile, e.g. while its namespace does not exist yet).
     const startAfterWebhook = async () => {
-      if (webhook && !(await webhook.start())) return;
+      if (!webhook || !kinds.some(hasVersions)) void webhook?.start();
+      else if (!(await webhook.start())) return;
       if (options['leader-election']) {
         // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
