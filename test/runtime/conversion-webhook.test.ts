@@ -17,7 +17,7 @@ import { runController } from '../../src/runtime/main';
 import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
 import { presentedCertificate } from '../support/conversion';
 import { testObjects } from '../support/manifests';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { defineTestKind, defineVersionedTestKind, installTestCrd } from '../support/test-kind';
 
 // The conversion webhook on the real control plane: the API server (a process on 127.0.0.1)
 // posts its ConversionReviews to the webhook in this process, by the `url` client config of
@@ -290,5 +290,26 @@ describe('the controller with a kind of several versions', () => {
     expect((await readSecret(namespace)).metadata.resourceVersion).toBe(resourceVersion);
     (process.listeners('SIGTERM').find((l) => !before2.includes(l)) as (signal: string) => void)('SIGTERM');
     expect(await done2).toBe(0);
+  });
+
+  it('serves a kind of one version while the webhook cannot start yet, and reports not ready until it does', async () => {
+    const plain = defineTestKind('Unconverted', { render: () => undefined });
+    const namespace = space.name;
+    const [port, httpPort] = [await freePort(), await freePort()];
+    await installCrd(kind, urlOf(port));
+    await installTestCrd(plain);
+    const before = process.listeners('SIGTERM');
+    // The webhook's own namespace does not exist: it cannot store its certificate, and retries.
+    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, '--leader-election-namespace=no-such-namespace', `--kinds=${plain.plural}`, `--http-port=${httpPort}`, `--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`];
+    const done = runController(args, {}, [plain, kind], () => undefined);
+    await objects.create({ apiVersion: `${plain.group}/v1`, kind: plain.kind, metadata: { name: 'served', namespace }, spec: { size: 1 } });
+    await eventually('the kind of one version to be reconciled', async () => {
+      const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>({ apiVersion: `${plain.group}/v1`, kind: plain.kind, metadata: { name: 'served', namespace } });
+      return live.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+    });
+    await expect(fetch(`https://127.0.0.1:${port}/convert`, { method: 'POST' })).rejects.toThrow();
+    expect(await fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status)).not.toBe(200);
+    (process.listeners('SIGTERM').find((l) => !before.includes(l)) as (signal: string) => void)('SIGTERM');
+    expect(await done).toBe(0);
   });
 });
