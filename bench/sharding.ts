@@ -10,6 +10,7 @@ import * as k8s from '@kubernetes/client-node';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OWNER_KIND_LABEL } from '../src/core/names';
 import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
 import { OptionSpec } from '../src/runtime/config';
@@ -18,6 +19,7 @@ import { shardName } from '../src/runtime/sharding/members';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
 import { ControllerChild, installCrds, startController } from './setup';
+import { Watched } from './watched';
 import { benchOptions, fixed, forEachLimited, processMemory, secondsSince, sleep, table, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
 const OPTIONS: OptionSpec[] = [
@@ -30,6 +32,7 @@ const OPTIONS: OptionSpec[] = [
 
 const NS = 'bench-sharding';
 const ER_PATH = `/apis/operators.brennerm.github.io/v1/namespaces/${NS}/exchangerates`;
+const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
 type Rate = KubeObject & { status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } };
 const isReady = (o: Rate) => o.status?.observedGeneration === o.metadata.generation && !!o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 const label = (o: KubeObject) => ((o.metadata.labels ?? {}) as Record<string, string>)[SHARD_LABEL];
@@ -51,12 +54,28 @@ interface RunFigures {
   exited: number;
 }
 
+/** How long N objects may take to become Ready (or served again): 120 s plus 100 ms each, as in the side-by-side harness. */
+const readyTimeoutMs = (count: number) => 120_000 + 100 * count;
+/** Prints how far a long wait got, every 30 s. */
+function progress(what: string, watched: Watched<Rate>, start: number): () => void {
+  let last = performance.now();
+  return () => {
+    if (performance.now() - last < 30_000) return;
+    last = performance.now();
+    process.stdout.write(`    ${watched.counts.matching}/${watched.counts.exist} ${what}, ${fixed(secondsSince(start), 0)} s\n`);
+  };
+}
+
 async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number }): Promise<RunFigures> {
   const started: ControllerChild[] = [];
   for (let i = 0; i < replicas; i++) {
     const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, '--sharding', '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
   }
+  const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
+  const someAlive = () => {
+    if (running().length === 0) throw new Error(`every replica exited (logs in ${dir})`);
+  };
   const shards = started.map((c) => shardName(`${hostname()}-${c.child.pid}`));
   // Every replica a member before the objects come, so the first assignment is the final one.
   await waitUntil('every replica to hold its membership Lease', 120_000, 500, async () => {
@@ -64,17 +83,24 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     return shards.every((s) => leases.items.some((l) => label(l) === s)) ? true : undefined;
   });
   await sleep(3000);
+  // Seen through watches: LISTs of every object each second would load the API server measured.
+  const ready = new Watched<Rate>(rest, ER_PATH, isReady);
+  await ready.start();
   const start = performance.now();
   await forEachLimited(params.objects, params.concurrency, (i) =>
     withRetries(async () => {
       await objects.apply({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name: `rate-${i}`, namespace: NS }, spec: { currency: 'USD' } });
     }),
   );
-  const list = () => rest.request<{ items: Rate[] }>('GET', ER_PATH).then((l) => l.items);
-  await waitUntil(`${params.objects} ExchangeRates Ready`, 600_000, 1000, async () => ((await list()).filter(isReady).length === params.objects ? true : undefined));
+  const checkReady = progress('Ready', ready, start);
+  await ready.until(`${params.objects} ExchangeRates Ready`, params.objects, readyTimeoutMs(params.objects), () => {
+    someAlive();
+    checkReady();
+  });
   const readySeconds = secondsSince(start);
   await sleep(params.settleMs);
-  const items = await list();
+  const items = ready.items();
+  ready.stop();
   const figures: RunFigures = {
     replicas,
     readySeconds,
@@ -82,25 +108,42 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     rssMiB: started.map((c) => (c.child.exitCode === null ? processMemory(c.child.pid!).rssMiB : 0)),
     cpuSeconds: started.map((c) => (c.child.exitCode === null ? cpuSeconds(c.child.pid!) : 0)),
     objectsPerReplica: shards.map((s) => items.filter((o) => label(o) === s).length),
-    exited: 0,
+    exited: replicas - running().length,
   };
-  const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
-  figures.exited = replicas - running().length;
   if (running().length > 1) {
     const killed = running().at(-1)!;
     killed.child.kill('SIGKILL');
+    const killedAt = performance.now();
     const left = running()
       .filter((c) => c !== killed)
       .map((c) => shardName(`${hostname()}-${c.child.pid}`));
-    const killedAt = performance.now();
-    await waitUntil('every object served by the replicas left', 600_000, 500, async () => ((await list()).every((o) => left.includes(label(o)) && isReady(o)) ? true : undefined));
+    const served = new Watched<Rate>(rest, ER_PATH, (o) => left.includes(label(o)) && isReady(o));
+    await served.start();
+    const checkServed = progress('served by the replicas left', served, killedAt);
+    await served.until('every object served by the replicas left', params.objects, readyTimeoutMs(params.objects), () => {
+      someAlive();
+      checkServed();
+    });
     figures.rebalanceSeconds = secondsSince(killedAt);
+    served.stop();
   }
   for (const c of started) await c.stop();
-  await rest.request('DELETE', ER_PATH);
-  await waitUntil('the ExchangeRates to be gone', 300_000, 1000, async () => ((await list()).length === 0 ? true : undefined));
-  await rest.request('DELETE', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
+  await removeAll(rest, params.objects);
   return figures;
+}
+
+/**
+ * Deletes the ExchangeRates and their ConfigMaps and waits until both are gone, so that the
+ * garbage collector's work does not spill into the next run's figures.
+ */
+async function removeAll(rest: KubeRest, count: number): Promise<void> {
+  const ownedConfigMaps = { labelSelector: `${OWNER_KIND_LABEL}=ExchangeRate` };
+  const none = async (path: string, query: Record<string, string> = {}) => (await rest.request<{ items: KubeObject[] }>('GET', path, { query: { ...query, limit: '1' } })).items.length === 0;
+  await rest.request('DELETE', ER_PATH, { timeoutMs: 600_000 });
+  await waitUntil('the ExchangeRates to be gone', readyTimeoutMs(count), 1000, async () => ((await none(ER_PATH)) ? true : undefined));
+  await rest.request('DELETE', CM_PATH, { query: ownedConfigMaps, timeoutMs: 600_000 });
+  await waitUntil('their ConfigMaps to be gone', readyTimeoutMs(count), 1000, async () => ((await none(CM_PATH, ownedConfigMaps)) ? true : undefined));
+  await rest.request('DELETE', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
 }
 
 async function main(): Promise<number> {

@@ -30,6 +30,11 @@ export class Watched<T extends KubeObject> {
     this.informer.stop();
   }
 
+  /** The objects as last seen. */
+  items(): T[] {
+    return [...this.informer.cache.values()];
+  }
+
   /** How many exist, and for how many the condition holds. */
   get counts(): { exist: number; matching: number } {
     return { exist: this.informer.cache.size, matching: this.matching.size };
