@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { apiVersionOf, AnyKind, CustomResource } from '../core/kind';
 import { objectKey } from '../kube/objects';
 import { KubeRest } from '../kube/rest';
@@ -31,7 +30,7 @@ export class EventRecorder {
     const event = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: `${resource.metadata.name}.${Date.now().toString(16)}${randomBytes(2).toString('hex')}`, namespace },
+      metadata: { name: `${resource.metadata.name}.${Date.now().toString(16)}${uniqueSuffix()}`, namespace },
       eventTime: microTime(new Date()),
       reportingController: REPORTING_CONTROLLER,
       reportingInstance: this.instance.slice(0, 128),
@@ -72,4 +71,14 @@ export class EventRecorder {
   async flush(): Promise<void> {
     await Promise.all(this.sending);
   }
+}
+
+/**
+ * Four hex digits that keep two Events of one object in the same millisecond apart. Not
+ * secret, so Math.random: crypto's randomBytes per Event was 1% of the controller's CPU (profiled).
+ */
+function uniqueSuffix(): string {
+  return Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
 }

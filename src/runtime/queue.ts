@@ -17,7 +17,9 @@ export interface QueueHooks {
  */
 export class WorkQueue {
   private readonly waiting = new Set<string>();
-  private readonly order: string[] = [];
+  /** The keys in line from `head` on: Array.shift() copies a long array on every call, quadratic when tens of thousands wait. */
+  private order: string[] = [];
+  private head = 0;
   private readonly processing = new Set<string>();
   /** Keys that were added while being processed: they go back in line when done. */
   private readonly dirty = new Set<string>();
@@ -99,11 +101,16 @@ export class WorkQueue {
 
   /** The next key to process, once one is waiting; undefined when the queue shuts down. */
   async next(): Promise<string | undefined> {
-    while (!this.order.length) {
+    while (this.head === this.order.length) {
       if (this.shuttingDown) return undefined;
       await new Promise<void>((resolve) => this.idle.push(resolve));
     }
-    const key = this.order.shift()!;
+    const key = this.order[this.head++];
+    // Drop the keys taken once they are most of the array: amortized constant time per key.
+    if (this.head >= 1024 && this.head * 2 >= this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
     this.waiting.delete(key);
     this.processing.add(key);
     const now = Date.now();

@@ -8,6 +8,23 @@ describe('WorkQueue', () => {
     expect([await queue.next(), await queue.next(), await queue.next()]).toEqual(['a', 'b', 'c']);
   });
 
+  it('hands out keys first in, first out across thousands waiting, added while others are taken', async () => {
+    const queue = new WorkQueue();
+    const keys = Array.from({ length: 10_000 }, (_, i) => `ns/k-${i}`);
+    keys.slice(0, 6_000).forEach((key) => queue.add(key));
+    const taken: string[] = [];
+    for (let i = 0; i < 3_500; i++) taken.push((await queue.next())!);
+    keys.slice(6_000).forEach((key) => queue.add(key));
+    expect(queue.depth).toBe(6_500);
+    while (queue.depth) taken.push((await queue.next())!);
+    expect(taken).toEqual(keys);
+    // A key taken and done may come again, behind the others.
+    taken.forEach((key) => queue.done(key));
+    queue.add('ns/k-0');
+    queue.add('ns/again');
+    expect([await queue.next(), await queue.next()]).toEqual(['ns/k-0', 'ns/again']);
+  });
+
   it('never gives a key to a second worker while the first has it, and queues it again for after', async () => {
     const queue = new WorkQueue();
     queue.add('a');
