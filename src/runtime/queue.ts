@@ -106,7 +106,7 @@ export class WorkQueue {
       await new Promise<void>((resolve) => this.idle.push(resolve));
     }
     const key = this.order[this.head++];
-    // Drop the keys taken once they are most of the array: amortized constant time per key.
+    // Drop the keys taken once they are half the array or more: amortized constant time per key.
     if (this.head >= 1024 && this.head * 2 >= this.order.length) {
       this.order = this.order.slice(this.head);
       this.head = 0;
