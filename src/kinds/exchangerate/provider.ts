@@ -67,11 +67,13 @@ export class RateProvider {
   }
 
   private async get(url: URL): Promise<AxiosResponse<string>> {
+    // Loaded before the clock starts: the deadline is the provider's, not our module loading's.
+    const axios = loadAxios();
     // One deadline for the whole exchange: axios' own timeout only notices an idle socket.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
     try {
-      return await loadAxios().get<string>(url.toString(), {
+      return await axios.get<string>(url.toString(), {
         signal: deadline.signal,
         responseType: 'text',
         transformResponse: [(data: string) => data], // parsed below, so garbage gets a clear message
