@@ -92,11 +92,15 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
       await objects.apply({ apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name: `rate-${i}`, namespace: NS }, spec: { currency: 'USD' } });
     }),
   );
-  const checkReady = progress('Ready', ready, start);
-  await ready.until(`${params.objects} ExchangeRates Ready`, params.objects, readyTimeoutMs(params.objects), () => {
-    someAlive();
-    checkReady();
-  });
+  // Waits until all objects match, failing as soon as no replica is left, with progress every 30 s.
+  const awaitAll = (watched: Watched<Rate>, what: string, since: number) => {
+    const report = progress(what, watched, since);
+    return watched.until(`${params.objects} ExchangeRates ${what}`, params.objects, readyTimeoutMs(params.objects), () => {
+      someAlive();
+      report();
+    });
+  };
+  await awaitAll(ready, 'Ready', start);
   const readySeconds = secondsSince(start);
   await sleep(params.settleMs);
   const items = ready.items();
@@ -119,11 +123,7 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
       .map((c) => shardName(`${hostname()}-${c.child.pid}`));
     const served = new Watched<Rate>(rest, ER_PATH, (o) => left.includes(label(o)) && isReady(o));
     await served.start();
-    const checkServed = progress('served by the replicas left', served, killedAt);
-    await served.until('every object served by the replicas left', params.objects, readyTimeoutMs(params.objects), () => {
-      someAlive();
-      checkServed();
-    });
+    await awaitAll(served, 'served by the replicas left', killedAt);
     figures.rebalanceSeconds = secondsSince(killedAt);
     served.stop();
   }
@@ -138,11 +138,15 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
  */
 async function removeAll(rest: KubeRest, count: number): Promise<void> {
   const ownedConfigMaps = { labelSelector: `${OWNER_KIND_LABEL}=ExchangeRate` };
-  const none = async (path: string, query: Record<string, string> = {}) => (await rest.request<{ items: KubeObject[] }>('GET', path, { query: { ...query, limit: '1' } })).items.length === 0;
-  await rest.request('DELETE', ER_PATH, { timeoutMs: 600_000 });
-  await waitUntil('the ExchangeRates to be gone', readyTimeoutMs(count), 1000, async () => ((await none(ER_PATH)) ? true : undefined));
-  await rest.request('DELETE', CM_PATH, { query: ownedConfigMaps, timeoutMs: 600_000 });
-  await waitUntil('their ConfigMaps to be gone', readyTimeoutMs(count), 1000, async () => ((await none(CM_PATH, ownedConfigMaps)) ? true : undefined));
+  const deleteAll = async (what: string, path: string, query: Record<string, string> = {}) => {
+    await rest.request('DELETE', path, { query, timeoutMs: 600_000 });
+    await waitUntil(`${what} to be gone`, readyTimeoutMs(count), 1000, async () => {
+      const left = await rest.request<{ items: KubeObject[] }>('GET', path, { query: { ...query, limit: '1' } });
+      return left.items.length === 0 ? true : undefined;
+    });
+  };
+  await deleteAll('the ExchangeRates', ER_PATH);
+  await deleteAll('their ConfigMaps', CM_PATH, ownedConfigMaps);
   await rest.request('DELETE', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
 }
 

@@ -32,10 +32,18 @@ export class KubeRest {
   }
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const response = await this.send(method, path, { ...options, signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
-    if (!response) return undefined as T;
-    const text = await readText(response);
-    return (text ? JSON.parse(text) : undefined) as T;
+    // A plain timer, cleared at the end, rather than AbortSignal.timeout: that one's timer is left
+    // to the garbage collector, a cost per request that showed in profiles.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException(`${method} ${path}: no answer within ${options.timeoutMs ?? 30_000} ms`, 'TimeoutError')), options.timeoutMs ?? 30_000);
+    try {
+      const response = await this.send(method, path, { ...options, signal: deadline.signal });
+      if (!response) return undefined as T;
+      const text = await readText(response);
+      return (text ? JSON.parse(text) : undefined) as T;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A GET whose body is read as it arrives (a watch); fails like `request` on an error status. */
@@ -126,11 +134,19 @@ function requestTarget(server: string): RequestTarget {
   return { protocol: url.protocol, hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname.replace(/\/+$/, ''), host: url.host };
 }
 
-/** A whole response body as text. */
-async function readText(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** A whole response body as text; events rather than async iteration, which costs more per response. */
+function readText(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response
+      .on('data', (chunk: Buffer) => chunks.push(chunk))
+      .once('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      .once('error', reject)
+      // Closed without an end and without an error (the request was destroyed): fail rather than hang.
+      .once('close', () => {
+        if (!response.complete) reject(new Error('the connection closed before the whole answer arrived'));
+      });
+  });
 }
 
 export interface RequestOptions {

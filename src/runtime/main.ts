@@ -128,9 +128,11 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     // The informers of a kind with several versions list its hub version, which the API server
     // converts with the webhook: that waits for it. Kinds of one version do not (the webhook goes on
     // retrying meanwhile, e.g. while its namespace does not exist yet).
+    const readsConvertedVersions = kinds.some(hasVersions);
     const startAfterWebhook = async () => {
-      if (!webhook || !kinds.some(hasVersions)) void webhook?.start();
-      else if (!(await webhook.start())) return;
+      if (webhook && readsConvertedVersions) {
+        if (!(await webhook.start())) return;
+      } else void webhook?.start();
       if (options['leader-election']) {
         // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);

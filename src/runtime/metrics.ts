@@ -158,18 +158,24 @@ export class Metrics {
     return instrument;
   }
 
+  // Called for every request and reconcile: checks and keys the labels without building arrays first.
   private series(family: Family, labels: Labels | undefined): Series {
-    const given = Object.keys(labels ?? {});
-    const unknown = given.filter((l) => !family.labelNames.includes(l));
-    const missing = family.labelNames.filter((l) => !given.includes(l));
-    if (unknown.length || missing.length) {
-      throw new Error(`metric ${family.name}: expected labels [${family.labelNames.join(', ')}], got [${given.join(', ')}]`);
+    const names = family.labelNames;
+    let given = 0;
+    let known = 0;
+    for (const name in labels) {
+      if (!Object.hasOwn(labels, name)) continue;
+      given++;
+      if (names.includes(name)) known++;
     }
-    const values = family.labelNames.map((l) => String(labels![l]));
-    const key = JSON.stringify(values);
+    if (given !== names.length || known !== given) {
+      throw new Error(`metric ${family.name}: expected labels [${names.join(', ')}], got [${Object.keys(labels ?? {}).join(', ')}]`);
+    }
+    let key = '';
+    for (const name of names) key += `${JSON.stringify(String(labels![name]))},`;
     let series = family.series.get(key);
     if (!series) {
-      series = { labels: values, value: 0, buckets: new Array(family.buckets.length + 1).fill(0), sum: 0, count: 0 };
+      series = { labels: names.map((l) => String(labels![l])), value: 0, buckets: new Array(family.buckets.length + 1).fill(0), sum: 0, count: 0 };
       family.series.set(key, series);
     }
     return series;

@@ -96,4 +96,45 @@ describe('KubeRest', () => {
       expect(failing.bodies).toHaveLength(1);
     });
   });
+
+  describe('an answer that stops half-way', () => {
+    /** A loopback server that sends the headers and half a JSON body, then `then`s the socket. */
+    async function halfAnswering(then: 'hang' | 'close') {
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '40' });
+        res.write('{"kind":"ConfigMap",');
+        if (then === 'close') setTimeout(() => res.socket?.destroy(), 50);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const rest = new KubeRest({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, prepare: async () => ({ headers: {}, agent: new Agent() }) });
+      return {
+        rest,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      };
+    }
+
+    it('fails at the request’s deadline while the body is still coming', async () => {
+      const { rest, close } = await halfAnswering('hang');
+      const started = Date.now();
+      try {
+        await expect(rest.request('GET', '/api/v1/configmaps', { timeoutMs: 300 })).rejects.toThrow();
+      } finally {
+        close();
+      }
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+      expect(Date.now() - started).toBeLessThan(5000);
+    });
+
+    it('fails, rather than waits for ever, when the server closes the connection mid-body', async () => {
+      const { rest, close } = await halfAnswering('close');
+      try {
+        await expect(rest.request('GET', '/api/v1/configmaps', { timeoutMs: 30_000 })).rejects.toThrow();
+      } finally {
+        close();
+      }
+    });
+  });
 });
