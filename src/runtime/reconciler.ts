@@ -17,7 +17,7 @@ import { childState } from './readiness';
 import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
 import { statusPatch, verdictConditions } from './status';
-import { KindWatches } from './watches';
+import { childId, KindWatches } from './watches';
 import { withShard } from './sharding/labels';
 
 /** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
@@ -186,8 +186,13 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const heldMs = ctx.budget.waitMs(id);
     if (heldMs > 0) return held(ctx, owner, child, live, log, heldMs);
     ctx.budget.spend(id);
-    if (!live && createdOnly(child)) return { served: await ctx.objects.create<KubeJson>(child), applied: true };
+    if (!live && createdOnly(child)) {
+      const created = await ctx.objects.create<KubeJson>(child);
+      ctx.watches.wrote(created as KubeObject);
+      return { served: created, applied: true };
+    }
     const result = await ctx.objects.apply<KubeJson>(child);
+    ctx.watches.wrote(result as KubeObject);
     const changes = ctx.rewrites.applied(id, child, result);
     if (changes) {
       // Said once per render: the kind's author can render what the server stores instead.
@@ -299,8 +304,6 @@ function engineVerdict(kind: AnyKind, outcome: ReconcileOutcome): ReadyVerdict {
 function listed(items: readonly string[], max = 10): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
-
-const childId = (c: KubeObject) => `${c.apiVersion}/${c.kind}/${objectKey(c)}`;
 
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one `spared`). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, spared?: (child: KubeObject) => boolean): Promise<number> {

@@ -22,6 +22,8 @@ interface SharedQuery {
   readonly owners: Set<string>;
 }
 
+/** A child's identity across collections: `apiVersion/Kind/namespace/name`. */
+export const childId = (child: KubeObject) => `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
 const collectionKey = (c: Collection) => `${c.apiGroup}/${c.resource}`;
 const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace ?? ''}|${labelSelector(q.labels) ?? ''}`;
 
@@ -42,6 +44,8 @@ export class KindWatches implements CacheReader {
   /** Cached children by their owner labels (see childrenOf). */
   private readonly byOwner = new Map<string, Map<string, KubeObject>>();
   private readonly queriesOf = new Map<string, Set<string>>();
+  /** The resourceVersion our last write of a child gave it, until the watch delivers the child (see wrote). */
+  private readonly echoes = new Map<string, string>();
   private readonly resolved = new Map<string, { collection: ResolvedCollection; metadataOnly: boolean }>();
   private started = false;
 
@@ -68,7 +72,7 @@ export class KindWatches implements CacheReader {
     const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
     informer.on((type, child, previous) => {
       this.index(type, child, previous);
-      this.events.child(child);
+      if (!this.isEcho(type, child)) this.events.child(child);
     });
     this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
@@ -141,8 +145,26 @@ export class KindWatches implements CacheReader {
     return [...(this.byOwner.get(ownerIndexKey(ownerLabels)) ?? new Map()).values()];
   }
 
+  /**
+   * A child as the API server answered our write of it. When the watch then delivers exactly
+   * that version, its owner is not queued again: the reconcile that wrote it knew all of it
+   * already (at 20,000 new objects, half of all reconciles were such echoes).
+   */
+  wrote(child: KubeObject): void {
+    const version = child.metadata.resourceVersion;
+    if (version && this.children.has(`${child.apiVersion}/${child.kind}`)) this.echoes.set(childId(child), version);
+  }
+
+  /** Whether a child's watch event is the echo of our last write of it; any event ends the wait for one. */
+  private isEcho(type: ChangeType, child: KubeObject): boolean {
+    const written = this.echoes.get(childId(child));
+    if (written === undefined) return false;
+    this.echoes.delete(childId(child));
+    return type !== 'deleted' && written === child.metadata.resourceVersion;
+  }
+
   private index(type: ChangeType, child: KubeObject, previous?: KubeObject): void {
-    const id = `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
+    const id = childId(child);
     if (previous) this.byOwner.get(ownerIndexKey(previous.metadata.labels))?.delete(id);
     if (type === 'deleted') return;
     const key = ownerIndexKey(child.metadata.labels);
