@@ -35,6 +35,9 @@ describe('a child marked adopt-existing', () => {
   it('is taken over and kept up to date when an earlier operator made it for this owner', async () => {
     const owner = await served.objects.create<KubeJson>(object('adopts', 1, 'adopts-x7k2p'));
     await served.objects.create(configMap('adopts-x7k2p', [ownedBy(owner)]));
+    // It carries none of our labels, so no watch sees it appear: the owner's next reconcile
+    // takes it over (here a change of the owner; else the periodic resync).
+    await served.objects.apply({ ...object('adopts', 1, 'adopts-x7k2p'), metadata: { ...object('adopts', 1, 'adopts-x7k2p').metadata, annotations: { nudge: '1' } } });
     await whenReady(served.objects, owner, 'True');
     await eventually('the earlier ConfigMap to hold size 1', async () => ((await read('adopts-x7k2p'))?.data?.size === '1' ? true : undefined));
     // Keys the render does not name stay as they were.
