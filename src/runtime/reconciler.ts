@@ -186,13 +186,8 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const heldMs = ctx.budget.waitMs(id);
     if (heldMs > 0) return held(ctx, owner, child, live, log, heldMs);
     ctx.budget.spend(id);
-    if (!live && createdOnly(child)) {
-      const created = await ctx.objects.create<KubeJson>(child);
-      ctx.watches.wrote(created as KubeObject);
-      return { served: created, applied: true };
-    }
-    const result = await ctx.objects.apply<KubeJson>(child);
-    ctx.watches.wrote(result as KubeObject);
+    if (!live && createdOnly(child)) return { served: await ctx.watches.write(child, () => ctx.objects.create<KubeJson>(child)), applied: true };
+    const result = await ctx.watches.write(child, () => ctx.objects.apply<KubeJson>(child));
     const changes = ctx.rewrites.applied(id, child, result);
     if (changes) {
       // Said once per render: the kind's author can render what the server stores instead.

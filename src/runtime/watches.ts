@@ -44,7 +44,9 @@ export class KindWatches implements CacheReader {
   /** Cached children by their owner labels (see childrenOf). */
   private readonly byOwner = new Map<string, Map<string, KubeObject>>();
   private readonly queriesOf = new Map<string, Set<string>>();
-  /** The resourceVersion our last write of a child gave it, until the watch delivers the child (see wrote). */
+  /** Children we are writing, with the watch events of each that arrived meanwhile (see write). */
+  private readonly writing = new Map<string, KubeObject[]>();
+  /** The resourceVersion our last write of a child gave it, until the watch delivers the child (see write). */
   private readonly echoes = new Map<string, string>();
   private readonly resolved = new Map<string, { collection: ResolvedCollection; metadataOnly: boolean }>();
   private started = false;
@@ -72,7 +74,7 @@ export class KindWatches implements CacheReader {
     const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
     informer.on((type, child, previous) => {
       this.index(type, child, previous);
-      if (!this.isEcho(type, child)) this.events.child(child);
+      this.changed(type, child);
     });
     this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
     this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
@@ -146,21 +148,36 @@ export class KindWatches implements CacheReader {
   }
 
   /**
-   * A child as the API server answered our write of it. When the watch then delivers exactly
-   * that version, its owner is not queued again: the reconcile that wrote it knew all of it
-   * already (at 20,000 new objects, half of all reconciles were such echoes).
+   * Sends our write of a child (`send`). The watch's echo of it, the child exactly as the write
+   * left it (same resourceVersion), queues no owner, whether it comes before the answer or after:
+   * the reconcile that wrote it knew all of it already (at 20,000 new objects, half of all
+   * reconciles were such echoes). Any other change of the child still queues its owner.
    */
-  wrote(child: KubeObject): void {
-    const version = child.metadata.resourceVersion;
-    if (version && this.children.has(`${child.apiVersion}/${child.kind}`)) this.echoes.set(childId(child), version);
+  async write<T extends KubeObject>(child: KubeObject, send: () => Promise<T>): Promise<T> {
+    if (!this.children.has(`${child.apiVersion}/${child.kind}`)) return send();
+    const id = childId(child);
+    const arrived: KubeObject[] = [];
+    this.writing.set(id, arrived);
+    let result: T | undefined;
+    try {
+      return (result = await send());
+    } finally {
+      this.writing.delete(id);
+      const version = result?.metadata.resourceVersion;
+      if (version && !arrived.some((c) => c.metadata.resourceVersion === version)) this.echoes.set(id, version);
+      const others = arrived.filter((c) => c.metadata.resourceVersion !== version);
+      if (others.length) this.events.child(others[others.length - 1]);
+    }
   }
 
-  /** Whether a child's watch event is the echo of our last write of it; any event ends the wait for one. */
-  private isEcho(type: ChangeType, child: KubeObject): boolean {
-    const written = this.echoes.get(childId(child));
-    if (written === undefined) return false;
-    this.echoes.delete(childId(child));
-    return type !== 'deleted' && written === child.metadata.resourceVersion;
+  /** A child's watch event: held while our write of it is under way, dropped when it is that write's echo. */
+  private changed(type: ChangeType, child: KubeObject): void {
+    const id = childId(child);
+    const arrived = type === 'deleted' ? undefined : this.writing.get(id);
+    if (arrived) return void arrived.push(child);
+    const echo = this.echoes.get(id);
+    if (echo !== undefined) this.echoes.delete(id);
+    if (type === 'deleted' || echo !== child.metadata.resourceVersion) this.events.child(child);
   }
 
   private index(type: ChangeType, child: KubeObject, previous?: KubeObject): void {

@@ -29,15 +29,18 @@ describe('a child marked adopt-existing', () => {
   });
   const configMap = (name: string, ownerReferences: unknown[] = []) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace, ownerReferences }, data: { size: 'old', kept: 'yes' } });
   const read = (name: string) => served.objects.find<KubeJson & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace } });
+  /**
+   * An earlier operator's object carries none of our labels, so no watch sees it appear: the
+   * owner's next reconcile finds it. Here a change of the owner makes one; else the periodic resync.
+   */
+  const nudge = (owner: KubeJson) => served.objects.apply({ apiVersion: owner.apiVersion, kind: owner.kind, metadata: { name: owner.metadata.name, namespace: served.namespace, annotations: { nudge: String(Date.now()) } } });
   /** A controller ownerReference to `owner`, as another operator would write it. */
   const ownedBy = (owner: KubeJson, controller = true) => ({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller, blockOwnerDeletion: true });
 
   it('is taken over and kept up to date when an earlier operator made it for this owner', async () => {
     const owner = await served.objects.create<KubeJson>(object('adopts', 1, 'adopts-x7k2p'));
     await served.objects.create(configMap('adopts-x7k2p', [ownedBy(owner)]));
-    // It carries none of our labels, so no watch sees it appear: the owner's next reconcile
-    // takes it over (here a change of the owner; else the periodic resync).
-    await served.objects.apply({ ...object('adopts', 1, 'adopts-x7k2p'), metadata: { ...object('adopts', 1, 'adopts-x7k2p').metadata, annotations: { nudge: '1' } } });
+    await nudge(owner);
     await whenReady(served.objects, owner, 'True');
     await eventually('the earlier ConfigMap to hold size 1', async () => ((await read('adopts-x7k2p'))?.data?.size === '1' ? true : undefined));
     // Keys the render does not name stay as they were.
@@ -66,11 +69,13 @@ describe('a child marked adopt-existing', () => {
     const other = await served.objects.create<KubeJson>(object('other', 1, 'nobody'));
     const owner = await served.objects.create<KubeJson>(object('strict', 1, 'strict-mine'));
     await served.objects.create(configMap('strict-mine'));
+    await nudge(owner);
     await whenReady(served.objects, owner, 'False', 'Conflict');
     expect((await read('strict-mine'))?.data).toEqual({ size: 'old', kept: 'yes' });
 
     const second = await served.objects.create<KubeJson>(object('second', 1, 'second-theirs'));
     await served.objects.create(configMap('second-theirs', [ownedBy(second, false), ownedBy(other)]));
+    await nudge(second);
     await whenReady(served.objects, second, 'False', 'Conflict');
     expect((await read('second-theirs'))?.data).toEqual({ size: 'old', kept: 'yes' });
     expect(await gone(served.objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-theirs', namespace: served.namespace } })).toBe(false);
