@@ -106,6 +106,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const valid = { ...resource, spec: validation.spec };
 
   let observation: unknown;
+  // Any child read meanwhile (this observation's or, in parallel, another's) keeps the echoes of our writes as news.
+  const childReadsBefore = ctx.watches.childReads;
   try {
     await ctx.watches.ensure(key, relatedQueries(ctx, valid));
     observation = ctx.observe ? await ctx.observe(valid) : undefined;
@@ -118,7 +120,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
 
   const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
-  const { outcome, applied, heldMs, outdated } = await serve(ctx, resource, desired, log);
+  const echoIsNews = ctx.watches.childReads !== childReadsBefore;
+  const { outcome, applied, heldMs, outdated } = await serve(ctx, resource, desired, log, echoIsNews);
   if (outdated) {
     // Nothing more from this render: the next reconcile reads the owner as it is now.
     log.info('a child of ours is gone and the cached owner is out of date: reading it again', { deleting: outdated.fresh?.metadata.deletionTimestamp !== undefined, gone: !outdated.fresh });
@@ -167,7 +170,7 @@ function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
  * the fields it changed are told in a Warning (see ServerRewrites); a child written too often
  * waits (see WriteBudget).
  */
-async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[], log: Logger): Promise<Served> {
+async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[], log: Logger, echoIsNews: boolean): Promise<Served> {
   const labels = childLabels(ctx.kind, owner);
   let outdatedOwner: Promise<OutdatedOwner | undefined> | undefined;
   const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child): Promise<ChildResult> => {
@@ -186,8 +189,8 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const heldMs = ctx.budget.waitMs(id);
     if (heldMs > 0) return held(ctx, owner, child, live, log, heldMs);
     ctx.budget.spend(id);
-    if (!live && createdOnly(child)) return { served: await ctx.watches.write(child, () => ctx.objects.create<KubeJson>(child)), applied: true };
-    const result = await ctx.watches.write(child, () => ctx.objects.apply<KubeJson>(child));
+    if (!live && createdOnly(child)) return { served: await ctx.watches.write(child, () => ctx.objects.create<KubeJson>(child), { echoIsNews }), applied: true };
+    const result = await ctx.watches.write(child, () => ctx.objects.apply<KubeJson>(child), { echoIsNews });
     const changes = ctx.rewrites.applied(id, child, result);
     if (changes) {
       // Said once per render: the kind's author can render what the server stores instead.

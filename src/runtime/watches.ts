@@ -44,6 +44,12 @@ export class KindWatches implements CacheReader {
   /** Cached children by their owner labels (see childrenOf). */
   private readonly byOwner = new Map<string, Map<string, KubeObject>>();
   private readonly queriesOf = new Map<string, Set<string>>();
+  /**
+   * Reads of child collections through get and list (an observer's), counted: an observation
+   * that read children may differ once the echo of a write is cached, so that echo stays news.
+   */
+  childReads = 0;
+  private readonly childCollectionKeys = new Set<string>();
   /** Children we are writing, with the watch events of each that arrived meanwhile (see write). */
   private readonly writing = new Map<string, KubeObject[]>();
   /** The resourceVersion our last write of a child gave it, until the watch delivers the child (see write). */
@@ -77,7 +83,9 @@ export class KindWatches implements CacheReader {
       this.changed(type, child);
     });
     this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
-    this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
+    const key = collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource });
+    this.collections.set(key, { resolved: collection, informer });
+    this.childCollectionKeys.add(key);
   }
 
   /** A collection read whole: any change after the first LIST queues every owner. */
@@ -151,10 +159,11 @@ export class KindWatches implements CacheReader {
    * Sends our write of a child (`send`). The watch's echo of it, the child exactly as the write
    * left it (same resourceVersion), queues no owner, whether it comes before the answer or after:
    * the reconcile that wrote it knew all of it already (at 20,000 new objects, half of all
-   * reconciles were such echoes). Any other change of the child still queues its owner.
+   * reconciles were such echoes), unless its observation read children (`echoIsNews`). Any
+   * other change of the child still queues its owner.
    */
-  async write<T extends KubeObject>(child: KubeObject, send: () => Promise<T>): Promise<T> {
-    if (!this.children.has(`${child.apiVersion}/${child.kind}`)) return send();
+  async write<T extends KubeObject>(child: KubeObject, send: () => Promise<T>, options: { echoIsNews?: boolean } = {}): Promise<T> {
+    if (options.echoIsNews || !this.children.has(`${child.apiVersion}/${child.kind}`)) return send();
     const id = childId(child);
     const arrived: KubeObject[] = [];
     this.writing.set(id, arrived);
@@ -196,13 +205,19 @@ export class KindWatches implements CacheReader {
   }
 
   get(collection: Collection, key: string): KubeJson | undefined {
+    this.countChildRead(collection);
     const whole = this.collections.get(collectionKey(collection));
     if (whole) return whole.informer.cache.get(key) as KubeJson | undefined;
     return this.readable(collection, {}).find((o) => objectKey(o) === key);
   }
 
   list(collection: Collection, query: Query = {}): KubeJson[] {
+    this.countChildRead(collection);
     return this.readable(collection, query);
+  }
+
+  private countChildRead(collection: Collection): void {
+    if (this.childCollectionKeys.has(collectionKey(collection))) this.childReads++;
   }
 
   private readable(collection: Collection, query: Query): KubeJson[] {
