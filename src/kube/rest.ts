@@ -35,7 +35,8 @@ export class KubeRest {
     // A plain timer, cleared at the end, rather than AbortSignal.timeout: that one's timer is left
     // to the garbage collector, a cost per request that showed in profiles.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DOMException(`${method} ${path}: no answer within ${options.timeoutMs ?? 30_000} ms`, 'TimeoutError')), options.timeoutMs ?? 30_000);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const timer = setTimeout(() => deadline.abort(new DOMException(`${method} ${path}: no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     try {
       const response = await this.send(method, path, { ...options, signal: deadline.signal });
       if (!response) return undefined as T;

@@ -270,11 +270,11 @@ function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: 
  * is never written again, so the label would go on naming the shard it was created by.
  */
 function shardLabelled(ctx: ReconcileContext, child: KubeObject): KubeObject {
-  return ctx.watches.children.has(`${child.apiVersion}/${child.kind}`) ? withShard(child, ctx.shard) : child;
+  return ctx.watches.informerOf(child) ? withShard(child, ctx.shard) : child;
 }
 
 async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<KubeJson | undefined> {
-  const cached = ctx.watches.children.get(`${child.apiVersion}/${child.kind}`)?.cache.get(objectKey(child));
+  const cached = ctx.watches.informerOf(child)?.cache.get(objectKey(child));
   if (cached) return cached as KubeJson;
   return ctx.objects.find<KubeJson>(child);
 }

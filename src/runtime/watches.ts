@@ -65,6 +65,11 @@ export class KindWatches implements CacheReader {
     private readonly restartsOf?: WatchRestarts,
   ) {}
 
+  /** The informer watching this child's collection, if the kind watches it (else it is read by name only). */
+  informerOf(child: KubeObject): Informer | undefined {
+    return this.children.get(`${child.apiVersion}/${child.kind}`);
+  }
+
   private restarts(collection: ResolvedCollection): { onRestart?: (why: WatchRestart) => void } {
     const report = this.restartsOf;
     if (!report) return {};
@@ -163,7 +168,7 @@ export class KindWatches implements CacheReader {
    * other change of the child still queues its owner.
    */
   async write<T extends KubeObject>(child: KubeObject, send: () => Promise<T>, options: { echoIsNews?: boolean } = {}): Promise<T> {
-    if (options.echoIsNews || !this.children.has(`${child.apiVersion}/${child.kind}`)) return send();
+    if (options.echoIsNews || !this.informerOf(child)) return send();
     const id = childId(child);
     const arrived: KubeObject[] = [];
     this.writing.set(id, arrived);
