@@ -264,7 +264,8 @@ export class Controller {
         if (result.retry) this.queue.addWithBackoff(item);
         else {
           this.queue.forget(item);
-          if (result.requeueAfterMs) this.queue.addAfter(item, result.requeueAfterMs);
+          // The resync's look waits behind events; a kind's own sooner refresh (or a hold) does not.
+          if (result.requeueAfterMs) this.queue.addAfter(item, result.requeueAfterMs, result.requeueAfterMs >= ctx.resyncMs ? 'low' : 'normal');
         }
       } catch (err) {
         const delay = this.queue.addWithBackoff(item);

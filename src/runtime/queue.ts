@@ -11,15 +11,29 @@ export interface QueueHooks {
 }
 
 /**
+ * How soon a key is wanted. `low` is the periodic resync's look at an object nothing changed:
+ * it waits behind every `normal` key (events, retries), as in controller-runtime's priority
+ * queue, so that while tens of thousands of new objects wait, the ones already served do not
+ * come round again before them.
+ */
+export type Priority = 'normal' | 'low';
+
+/** One line of keys, first in, first out, taken from `head` on: Array.shift() copies a long array on every call, quadratic when tens of thousands wait. */
+interface Line {
+  keys: string[];
+  head: number;
+}
+
+/**
  * A work queue of object keys, like client-go's: a key waiting is queued once however many
  * events name it; a key being processed is never handed to a second worker, and an event
- * that arrives meanwhile queues it again for after; failures back off per key.
+ * that arrives meanwhile queues it again for after; failures back off per key. Keys of
+ * `low` priority are handed out only when no `normal` one waits.
  */
 export class WorkQueue {
-  private readonly waiting = new Set<string>();
-  /** The keys in line from `head` on: Array.shift() copies a long array on every call, quadratic when tens of thousands wait. */
-  private order: string[] = [];
-  private head = 0;
+  /** The keys waiting, with the line each waits in. */
+  private readonly waiting = new Map<string, Priority>();
+  private readonly lines: Record<Priority, Line> = { normal: { keys: [], head: 0 }, low: { keys: [], head: 0 } };
   private readonly processing = new Set<string>();
   /** Keys that were added while being processed: they go back in line when done. */
   private readonly dirty = new Set<string>();
@@ -38,7 +52,7 @@ export class WorkQueue {
 
   /** The keys waiting, and those in process that were added again meanwhile: the work still to do. */
   *pending(): IterableIterator<string> {
-    yield* this.waiting;
+    yield* this.waiting.keys();
     yield* this.dirty;
   }
 
@@ -52,34 +66,38 @@ export class WorkQueue {
     return this.waiting.size;
   }
 
-  add(key: string): void {
+  add(key: string, priority: Priority = 'normal'): void {
     if (this.shuttingDown) return;
     if (this.processing.has(key)) {
+      // The reconcile under way is itself the fresh look a resync asks for.
+      if (priority === 'low') return;
       if (!this.dirty.has(key)) this.hooks?.added(key);
       this.dirty.add(key);
       return;
     }
-    if (this.waiting.has(key)) return;
-    if (!this.addedAt.has(key)) {
+    const line = this.waiting.get(key);
+    if (line === 'normal' || (line === 'low' && priority === 'low')) return;
+    // A key waiting in the low line moves up; its old place there is skipped when reached (see take).
+    if (line === undefined && !this.addedAt.has(key)) {
       this.addedAt.set(key, Date.now());
       this.hooks?.added(key);
     }
-    this.waiting.add(key);
-    this.order.push(key);
+    this.waiting.set(key, priority);
+    this.lines[priority].keys.push(key);
     this.idle.shift()?.();
   }
 
   /** Queues `key` after `ms`; an earlier schedule for the same key wins. */
-  addAfter(key: string, ms: number): void {
+  addAfter(key: string, ms: number, priority: Priority = 'normal'): void {
     if (this.shuttingDown) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) return this.add(key, priority);
     const at = Date.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.timers.delete(key);
-      this.add(key);
+      this.add(key, priority);
     }, ms);
     timer.unref();
     this.timers.set(key, { at, timer });
@@ -101,15 +119,10 @@ export class WorkQueue {
 
   /** The next key to process, once one is waiting; undefined when the queue shuts down. */
   async next(): Promise<string | undefined> {
-    while (this.head === this.order.length) {
+    let key: string | undefined;
+    while ((key = this.take('normal') ?? this.take('low')) === undefined) {
       if (this.shuttingDown) return undefined;
       await new Promise<void>((resolve) => this.idle.push(resolve));
-    }
-    const key = this.order[this.head++];
-    // Drop the keys taken once they are half the array or more: amortized constant time per key.
-    if (this.head >= 1024 && this.head * 2 >= this.order.length) {
-      this.order = this.order.slice(this.head);
-      this.head = 0;
     }
     this.waiting.delete(key);
     this.processing.add(key);
@@ -118,6 +131,21 @@ export class WorkQueue {
     this.addedAt.delete(key);
     this.takenAt.set(key, now);
     return key;
+  }
+
+  /** The first key of a line that still waits there (one that moved up to the normal line, or was taken, left its place behind). */
+  private take(priority: Priority): string | undefined {
+    const line = this.lines[priority];
+    while (line.head < line.keys.length) {
+      const key = line.keys[line.head++];
+      // Drop the keys taken once they are half the array or more: amortized constant time per key.
+      if (line.head >= 1024 && line.head * 2 >= line.keys.length) {
+        line.keys = line.keys.slice(line.head);
+        line.head = 0;
+      }
+      if (this.waiting.get(key) === priority) return key;
+    }
+    return undefined;
   }
 
   /** Marks `key` processed; if events arrived meanwhile, it is queued again. */

@@ -60,6 +60,68 @@ describe('WorkQueue', () => {
     queue.shutDown();
   });
 
+  it('hands out resyncs (low) only when no event or retry (normal) waits, each line first in, first out', async () => {
+    const queue = new WorkQueue();
+    for (const key of ['r1', 'r2', 'r3']) queue.add(key, 'low');
+    queue.add('e1');
+    queue.add('r1', 'low'); // waiting already
+    queue.add('e2');
+    expect(queue.depth).toBe(5);
+    const first = [await queue.next(), await queue.next(), await queue.next()];
+    expect(first).toEqual(['e1', 'e2', 'r1']);
+    queue.add('e3'); // arrives while resyncs wait: goes before them
+    expect([await queue.next(), await queue.next(), await queue.next()]).toEqual(['e3', 'r2', 'r3']);
+    expect(queue.depth).toBe(0);
+  });
+
+  it('moves a waiting resync up when an event names the key, and hands it out once', async () => {
+    const added: string[] = [];
+    const queue = new WorkQueue(undefined, { added: (k) => added.push(k), retried: () => undefined, taken: () => undefined, finished: () => undefined });
+    for (const key of ['r1', 'r2', 'r3']) queue.add(key, 'low');
+    queue.add('r3'); // an event for r3
+    expect(queue.depth).toBe(3);
+    expect(await queue.next()).toBe('r3');
+    queue.done('r3');
+    queue.add('r3', 'low'); // its next resync, behind the others
+    expect([await queue.next(), await queue.next(), await queue.next()]).toEqual(['r1', 'r2', 'r3']);
+    expect(queue.depth).toBe(0);
+    expect(added).toEqual(['r1', 'r2', 'r3', 'r3']); // moving up is not a second add
+  });
+
+  it('drops a resync of a key in process (that reconcile is the fresh look), not an event', async () => {
+    const queue = new WorkQueue();
+    queue.add('a');
+    const key = (await queue.next())!;
+    queue.add('a', 'low');
+    queue.done(key);
+    expect(queue.depth).toBe(0);
+    queue.add('a');
+    await queue.next();
+    queue.add('a');
+    queue.done('a');
+    expect(queue.depth).toBe(1);
+  });
+
+  it('schedules a resync for later in the low line', async () => {
+    const queue = new WorkQueue();
+    queue.addAfter('r', 20, 'low');
+    await new Promise((r) => setTimeout(r, 60));
+    queue.add('e');
+    expect([await queue.next(), await queue.next()]).toEqual(['e', 'r']);
+    queue.shutDown();
+  });
+
+  it('keeps first in, first out in the low line across thousands, with keys moved up meanwhile', async () => {
+    const queue = new WorkQueue();
+    const keys = Array.from({ length: 5_000 }, (_, i) => `k-${i}`);
+    keys.forEach((key) => queue.add(key, 'low'));
+    const moved = keys.filter((_, i) => i % 7 === 0);
+    moved.forEach((key) => queue.add(key));
+    const taken: string[] = [];
+    while (queue.depth) taken.push((await queue.next())!);
+    expect(taken).toEqual([...moved, ...keys.filter((_, i) => i % 7 !== 0)]);
+  });
+
   it('wakes waiting workers with undefined on shut down', async () => {
     const queue = new WorkQueue();
     const waiting = queue.next();
