@@ -25,6 +25,9 @@ interface SharedQuery {
 /** A child's identity across collections: `apiVersion/Kind/namespace/name`. */
 export const childId = (child: KubeObject) => `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
 const collectionKey = (c: Collection) => `${c.apiGroup}/${c.resource}`;
+const resolvedKey = (c: ResolvedCollection) => collectionKey({ apiGroup: apiGroupOf(c), resource: c.resource });
+/** How the child informers are found: by the child's `apiVersion/Kind`. */
+const childInformerKey = (apiVersion: string, kind: string) => `${apiVersion}/${kind}`;
 const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace ?? ''}|${labelSelector(q.labels) ?? ''}`;
 
 /**
@@ -38,8 +41,8 @@ export class KindWatches implements CacheReader {
   readonly children = new Map<string, Informer>();
   /** The child collections' list paths (without the watch's label selector), for a takeover's one look at another shard's children. */
   readonly childCollections: { path: string; collection: ResolvedCollection }[] = [];
-  /** Children and whole related collections by `apiGroup/resource`, for reads. */
-  private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer }>();
+  /** Children and whole related collections by `apiGroup/resource`, for reads; `child` marks the children's. */
+  private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer; child: boolean }>();
   private readonly queries = new Map<string, SharedQuery>();
   /** Cached children by their owner labels (see childrenOf). */
   private readonly byOwner = new Map<string, Map<string, KubeObject>>();
@@ -49,7 +52,6 @@ export class KindWatches implements CacheReader {
    * that read children may differ once the echo of a write is cached, so that echo stays news.
    */
   childReads = 0;
-  private readonly childCollectionKeys = new Set<string>();
   /** Children we are writing, with the watch events of each that arrived meanwhile (see write). */
   private readonly writing = new Map<string, KubeObject[]>();
   /** The resourceVersion our last write of a child gave it, until the watch delivers the child (see write). */
@@ -67,7 +69,7 @@ export class KindWatches implements CacheReader {
 
   /** The informer watching this child's collection, if the kind watches it (else it is read by name only). */
   informerOf(child: KubeObject): Informer | undefined {
-    return this.children.get(`${child.apiVersion}/${child.kind}`);
+    return this.children.get(childInformerKey(child.apiVersion, child.kind));
   }
 
   private restarts(collection: ResolvedCollection): { onRestart?: (why: WatchRestart) => void } {
@@ -87,22 +89,20 @@ export class KindWatches implements CacheReader {
       this.index(type, child, previous);
       this.changed(type, child);
     });
-    this.children.set(`${collection.groupVersion}/${collection.kind}`, informer);
-    const key = collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource });
-    this.collections.set(key, { resolved: collection, informer });
-    this.childCollectionKeys.add(key);
+    this.children.set(childInformerKey(collection.groupVersion, collection.kind), informer);
+    this.collections.set(resolvedKey(collection), { resolved: collection, informer, child: true });
   }
 
   /** A collection read whole: any change after the first LIST queues every owner. */
   addWhole(collection: ResolvedCollection, metadataOnly = false): void {
     const informer = new Informer(this.rest, { path: collectionPath(collection), metadataOnly, ...this.restarts(collection) }, this.log);
     informer.on(() => informer.hasSynced && this.events.related('all'));
-    this.collections.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { resolved: collection, informer });
+    this.collections.set(resolvedKey(collection), { resolved: collection, informer, child: false });
   }
 
   /** A collection whose parts owners ask for through `ensure`. */
   addQueried(collection: ResolvedCollection, metadataOnly = false): void {
-    this.resolved.set(collectionKey({ apiGroup: apiGroupOf(collection), resource: collection.resource }), { collection, metadataOnly });
+    this.resolved.set(resolvedKey(collection), { collection, metadataOnly });
   }
 
   start(): void {
@@ -222,7 +222,7 @@ export class KindWatches implements CacheReader {
   }
 
   private countChildRead(collection: Collection): void {
-    if (this.childCollectionKeys.has(collectionKey(collection))) this.childReads++;
+    if (this.collections.get(collectionKey(collection))?.child) this.childReads++;
   }
 
   private readable(collection: Collection, query: Query): KubeJson[] {
