@@ -26,6 +26,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'objects', type: 'integer', default: '1000', description: 'ExchangeRates per run.' },
   { name: 'replicas', type: 'list', default: '1,2,4', description: 'Replica counts to run, one run each.' },
   { name: 'concurrency', type: 'integer', default: '16', description: 'Creates in flight at once.' },
+  { name: 'sharding', type: 'boolean', default: 'true', description: 'Start the replicas with --sharding; false runs one replica as installed by default (with --replicas 1), to show what sharding costs.' },
   { name: 'settle', type: 'duration', default: '20s', description: 'Wait after all are Ready before sampling RSS.' },
   WORKERS_OPTION,
 ];
@@ -66,10 +67,10 @@ function progress(what: string, watched: Watched<Rate>, start: number): () => vo
   };
 }
 
-async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number }): Promise<RunFigures> {
+async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number; sharding: boolean }): Promise<RunFigures> {
   const started: ControllerChild[] = [];
   for (let i = 0; i < replicas; i++) {
-    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, '--sharding', '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
+    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
   }
   const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
@@ -78,9 +79,10 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
   };
   const shards = started.map((c) => shardName(`${hostname()}-${c.child.pid}`));
   // Every replica a member before the objects come, so the first assignment is the final one.
-  await waitUntil('every replica to hold its membership Lease', 120_000, 500, async () => {
+  await waitUntil(params.sharding ? 'every replica to hold its membership Lease' : 'the replica to lead', 120_000, 500, async () => {
     const leases = await rest.request<{ items: KubeObject[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`);
-    return shards.every((s) => leases.items.some((l) => label(l) === s)) ? true : undefined;
+    const held = params.sharding ? shards.every((s) => leases.items.some((l) => label(l) === s)) : leases.items.length > 0;
+    return held ? true : undefined;
   });
   await sleep(3000);
   // Seen through watches: LISTs of every object each second would load the API server measured.
@@ -111,7 +113,7 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     // A replica that exited has no /proc entry left: it counts nothing.
     rssMiB: started.map((c) => (c.child.exitCode === null ? processMemory(c.child.pid!).rssMiB : 0)),
     cpuSeconds: started.map((c) => (c.child.exitCode === null ? cpuSeconds(c.child.pid!) : 0)),
-    objectsPerReplica: shards.map((s) => items.filter((o) => label(o) === s).length),
+    objectsPerReplica: params.sharding ? shards.map((s) => items.filter((o) => label(o) === s).length) : [items.length],
     exited: replicas - running().length,
   };
   if (running().length > 1) {
@@ -158,6 +160,10 @@ async function main(): Promise<number> {
     process.stderr.write(`--replicas: expected positive whole numbers, got ${(params.replicas as string[]).join(',')}\n`);
     return 2;
   }
+  if (!params.sharding && replicaCounts.some((n) => n !== 1)) {
+    process.stderr.write(`--replicas: expected 1 with --sharding=false (without sharding one replica serves and the others stand by), got ${(params.replicas as string[]).join(',')}\n`);
+    return 2;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'bench-sharding-'));
   const planeDir = join(dir, 'plane');
   process.stdout.write(`bench:sharding: a private control plane in ${planeDir}\n`);
@@ -172,8 +178,8 @@ async function main(): Promise<number> {
     await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const runs: RunFigures[] = [];
     for (const replicas of replicaCounts) {
-      process.stdout.write(`  ${replicas} replica(s), ${params.objects} ExchangeRates...\n`);
-      runs.push(await run(rest, objects, provider, dir, replicas, { objects: params.objects as number, concurrency: params.concurrency as number, settleMs: params.settle as number, workers: params.workers as number }));
+      process.stdout.write(`  ${replicas} replica(s)${params.sharding ? '' : ' without sharding'}, ${params.objects} ExchangeRates...\n`);
+      runs.push(await run(rest, objects, provider, dir, replicas, { objects: params.objects as number, concurrency: params.concurrency as number, settleMs: params.settle as number, workers: params.workers as number, sharding: params.sharding as boolean }));
       process.stdout.write(`  ${JSON.stringify(runs.at(-1))}\n`);
     }
     const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
