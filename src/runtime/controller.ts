@@ -183,7 +183,7 @@ export class Controller {
         return owner && sharding && isDraining(owner) ? undefined : owner;
       },
       shard: sharding?.shard.name,
-      adopt: sharding && ((key, owner, labels) => sharding.shard.adopt(`${group}|${key}`, owner, labels, watches.childCollections, watches.childrenOf(labels).length)),
+      adopt: sharding && ((key, owner, labels, servedBefore) => sharding.shard.adopt(`${group}|${key}`, owner, labels, watches.childCollections, servedBefore && watches.childrenOf(labels).length === 0)),
       wrote: (base, result) => written.record(base, result),
       watches,
       observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],

@@ -16,7 +16,7 @@ import { claims, controlledByAnother, describeChild, ownedBy } from './ownership
 import { childState } from './readiness';
 import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
-import { statusPatch, verdictConditions } from './status';
+import { observedOnce, statusPatch, verdictConditions } from './status';
 import { childId, KindWatches } from './watches';
 import { withShard } from './sharding/labels';
 
@@ -50,8 +50,11 @@ export interface ReconcileContext {
   readonly resyncMs: number;
   /** Sharding: this replica's shard, which every child it applies is labelled with (and its status writes' field manager names). */
   readonly shard?: string;
-  /** Sharding: before an owner's first reconcile here, takes over its children from the shard that served it before. */
-  readonly adopt?: (key: string, owner: Owner, ownerLabels: Record<string, string>) => Promise<void>;
+  /**
+   * Sharding: before an owner's first reconcile here, takes over its children from the shard that
+   * served it before; `servedBefore` false (no status of ours, no finalizer) says none did.
+   */
+  readonly adopt?: (key: string, owner: Owner, ownerLabels: Record<string, string>, servedBefore: boolean) => Promise<void>;
 }
 
 /** What a reconcile did, for metrics and the queue. */
@@ -81,10 +84,10 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
   const log = ctx.log.child({ kind: kind.kind, ...(isExtraIdentity(kind) ? { group: kind.group } : {}), namespace: resource.metadata.namespace, name: resource.metadata.name });
   await ctx.watches.waitForSync();
-  await ctx.adopt?.(key, resource, childLabels(kind, resource));
+  const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
+  await ctx.adopt?.(key, resource, childLabels(kind, resource), holdsFinalizer || observedOnce(resource));
 
   const deleting = resource.metadata.deletionTimestamp !== undefined;
-  const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
   if (deleting && !holdsFinalizer) return NOTHING;
   if (deleting && !kind.controller?.mayRelease) {
     const validation = validateResource(kind, resource as unknown as Record<string, unknown>);

@@ -36,6 +36,9 @@ export function verdictConditions(kind: AnyKind, resource: CustomResource, verdi
   return [ready, condition(resource, failing ? 'Stalled' : 'Reconciling', 'True', verdict.reason, verdict.message)];
 }
 
+/** Whether a controller of ours wrote this object's status (every status we write says the generation it observed). */
+export const observedOnce = (resource: CustomResource) => (resource.status as StatusWithConditions | undefined)?.observedGeneration !== undefined;
+
 /** The status to write, or undefined when the object already has it (so an idle resync writes nothing). */
 export function statusPatch(resource: CustomResource, conditions: Condition[], kindStatus: object): Record<string, unknown> | undefined {
   const current = (resource.status ?? {}) as StatusWithConditions;

@@ -83,11 +83,14 @@ export class Shard {
   /**
    * Before its first reconcile here, an owner's children that carry another shard's label (it
    * moved here) are relabelled for this one, so they enter this replica's caches and are pruned
-   * as usual. Skipped when the cache holds children of the owner already: they carry our label.
+   * as usual. `mayHaveOthers` false skips the look (one label-selected LIST per child collection,
+   * which the API server answers by scanning the whole collection): when the cache holds children
+   * of the owner already (they carry our label), or when no controller served the owner yet (a
+   * new object has no children, and thousands of new objects would make it quadratic).
    */
-  async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly { path: string; collection: ResolvedCollection }[], cachedChildren: number): Promise<void> {
+  async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly { path: string; collection: ResolvedCollection }[], mayHaveOthers: boolean): Promise<void> {
     if (this.adopted.has(item)) return;
-    if (cachedChildren === 0) {
+    if (mayHaveOthers) {
       let moved = 0;
       for (const { path, collection } of children) {
         const list = await this.rest.request<{ items: KubeJson[] | null }>('GET', path, { query: { labelSelector: labelSelector(ownerLabels) } });
