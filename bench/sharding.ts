@@ -130,6 +130,8 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     served.stop();
   }
   for (const c of started) await c.stop();
+  // Printed before the clean-up, which takes minutes at 100,000 objects.
+  process.stdout.write(`  ${JSON.stringify(figures)}\n`);
   await removeAll(rest, params.objects);
   return figures;
 }
@@ -180,7 +182,6 @@ async function main(): Promise<number> {
     for (const replicas of replicaCounts) {
       process.stdout.write(`  ${replicas} replica(s)${params.sharding ? '' : ' without sharding'}, ${params.objects} ExchangeRates...\n`);
       runs.push(await run(rest, objects, provider, dir, replicas, { objects: params.objects as number, concurrency: params.concurrency as number, settleMs: params.settle as number, workers: params.workers as number, sharding: params.sharding as boolean }));
-      process.stdout.write(`  ${JSON.stringify(runs.at(-1))}\n`);
     }
     const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
     const rows = [

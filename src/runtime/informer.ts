@@ -24,7 +24,7 @@ export const WATCH_RESTARTS = ['expired', 'error', 'silent'] as const;
 export type WatchRestart = (typeof WATCH_RESTARTS)[number];
 
 /** What the API server answers for metadata only, in a LIST and in a WATCH. */
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 interface WatchEvent {

@@ -30,6 +30,13 @@ const resolvedKey = (c: ResolvedCollection) => collectionKey({ apiGroup: apiGrou
 const childInformerKey = (apiVersion: string, kind: string) => `${apiVersion}/${kind}`;
 const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace ?? ''}|${labelSelector(q.labels) ?? ''}`;
 
+/** A collection of a kind's children: its list path (in one namespace, or all) and the label selector its watch uses. */
+export interface ChildCollection {
+  readonly path: string;
+  readonly collection: ResolvedCollection;
+  readonly selector: string;
+}
+
 /**
  * Every collection one kind watches: its children (label-selected, to apply and prune), the
  * collections it reads whole (e.g. namespaces) and the label-selected parts of collections its
@@ -39,8 +46,8 @@ const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace
 export class KindWatches implements CacheReader {
   /** Child informers by `apiVersion/Kind`, for the reconciler's apply and prune. */
   readonly children = new Map<string, Informer>();
-  /** The child collections' list paths (without the watch's label selector), for a takeover's one look at another shard's children. */
-  readonly childCollections: { path: string; collection: ResolvedCollection }[] = [];
+  /** The child collections, for a takeover's look at the children another shard labelled. */
+  readonly childCollections: ChildCollection[] = [];
   /** Children and whole related collections by `apiGroup/resource`, for reads; `child` marks the children's. */
   private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer; child: boolean }>();
   private readonly queries = new Map<string, SharedQuery>();
@@ -83,7 +90,7 @@ export class KindWatches implements CacheReader {
   /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
   addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
     const path = collectionPath(collection, namespace);
-    this.childCollections.push({ path, collection });
+    this.childCollections.push({ path, collection, selector });
     const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
     informer.on((type, child, previous) => {
       this.index(type, child, previous);

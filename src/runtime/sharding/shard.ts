@@ -1,10 +1,10 @@
 import type { KubeJson } from '../../core/kube-json';
-import { collectionPath, labelSelector, ResolvedCollection } from '../../kube/discovery';
 import { isNotFound, KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
-import { controlledByAnother } from '../ownership';
-import { DRAIN_LABEL, labelPath, labelsOf, SHARD_LABEL } from './labels';
+import type { ChildCollection } from '../watches';
+import { DRAIN_LABEL, labelPath, SHARD_LABEL } from './labels';
 import { ShardMetrics } from './metrics';
+import { Takeover } from './takeover';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -17,13 +17,19 @@ export class Shard {
   /** Owners whose children this process has checked for another shard's label. */
   private readonly adopted = new Set<string>();
   private stopped = false;
+  private readonly takeover: Takeover;
 
   constructor(
     private readonly rest: KubeRest,
     readonly name: string,
     private readonly metrics: ShardMetrics,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.takeover = new Takeover(rest, name, (item, owner, children) => {
+      this.metrics.handedOver('adopted');
+      this.log.info('took over an object and relabelled its children', { object: item, children, owner: owner.metadata.name });
+    });
+  }
 
   /** The label selector of everything this replica watches: its objects and their children. */
   get selector(): string {
@@ -81,32 +87,14 @@ export class Shard {
   }
 
   /**
-   * Before its first reconcile here, an owner's children that carry another shard's label (it
-   * moved here) are relabelled for this one, so they enter this replica's caches and are pruned
-   * as usual. `mayHaveOthers` false skips the look (one label-selected LIST per child collection,
-   * which the API server answers by scanning the whole collection): when the cache holds children
-   * of the owner already (they carry our label), or when no controller served the owner yet (a
-   * new object has no children, and thousands of new objects would make it quadratic).
+   * Before its first reconcile here, an owner that moved here gets its children back (see
+   * Takeover). `mayHaveOthers` false skips that: when the cache holds children of the owner
+   * already (they carry our label), or when no controller served the owner yet (a new object has
+   * no children, and a LIST for each of thousands of new objects would load the API server).
    */
-  async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly { path: string; collection: ResolvedCollection }[], mayHaveOthers: boolean): Promise<void> {
+  async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly ChildCollection[], mayHaveOthers: boolean): Promise<void> {
     if (this.adopted.has(item)) return;
-    if (mayHaveOthers) {
-      let moved = 0;
-      for (const { path, collection } of children) {
-        const list = await this.rest.request<{ items: KubeJson[] | null }>('GET', path, { query: { labelSelector: labelSelector(ownerLabels) } });
-        for (const child of list.items ?? []) {
-          // What another controller made from our template (a CronJob's Job) is not ours to relabel.
-          if (labelsOf(child)[SHARD_LABEL] === this.name || controlledByAnother(owner.metadata.uid, child)) continue;
-          const childPath = `${collectionPath(collection, child.metadata.namespace)}/${encodeURIComponent(child.metadata.name)}`;
-          await this.rest.request('PATCH', childPath, { body: { metadata: { labels: { [SHARD_LABEL]: this.name } } }, contentType: 'application/merge-patch+json' });
-          moved++;
-        }
-      }
-      if (moved) {
-        this.metrics.handedOver('adopted');
-        this.log.info('took over an object and relabelled its children', { object: item, children: moved, owner: owner.metadata.name });
-      }
-    }
+    if (mayHaveOthers) await this.takeover.take(children, item, owner, ownerLabels);
     this.adopted.add(item);
   }
 }

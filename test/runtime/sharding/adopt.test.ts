@@ -10,13 +10,15 @@ import { testObjects } from '../../support/manifests';
 import { metricValue } from '../../support/test-kind';
 
 /**
- * A replica's look for an owner's children that another shard labelled, before its first
- * reconcile here: made for an owner that was served before, skipped for one no controller served.
+ * A replica's takeover of owners that moved to it, before their first reconcile there: the
+ * children another shard labelled are relabelled for this one, with one LIST for every owner
+ * waiting at once; nothing is looked for when no controller served the owner yet.
  */
 const kc = testKubeConfig();
 const objects = testObjects();
 const CONFIGMAPS = { groupVersion: 'v1', base: '/api/v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
-const OWNER_LABELS = { 'test.cdk8s-operators.io/owner': 'one' };
+const KIND_LABEL = 'test.cdk8s-operators.io/owner-kind';
+const OWNER_LABEL = 'test.cdk8s-operators.io/owner';
 let namespace: string;
 
 beforeAll(async () => {
@@ -24,23 +26,49 @@ beforeAll(async () => {
 });
 afterAll(() => deleteNamespace(kc, namespace));
 
-it('relabels the children another shard left only for an owner that was served before, and looks once per owner', async () => {
-  const metrics = new Metrics();
-  const shard = new Shard(new KubeRest(kc), 'shard-new', new ShardMetrics(metrics, 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
+const ownerLabels = (name: string) => ({ [KIND_LABEL]: 'Owner', [OWNER_LABEL]: name });
+const owner = (name: string, uid: string) => ({ apiVersion: 'test.cdk8s-operators.io/v1', kind: 'Owner', metadata: { name, namespace, uid } });
+const uid = (i: number) => `f2d7c1aa-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+it('relabels the children other shards left, for every waiting owner at once, and only for owners that were served before', async () => {
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
-  const children = [{ path, collection: CONFIGMAPS }];
-  await objects.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'child', namespace, labels: { ...OWNER_LABELS, [SHARD_LABEL]: 'shard-old' } } });
-  const owner = { apiVersion: 'test.cdk8s-operators.io/v1', kind: 'Owner', metadata: { name: 'one', namespace, uid: 'f2d7c1aa-0000-4000-8000-000000000001' } };
-  const childShard = async () => ((await objects.rest.request<KubeObject>('GET', `${path}/child`)).metadata.labels as Record<string, string>)[SHARD_LABEL];
+  // The kind's watch selector as a sharded replica builds it: the kind's children, labelled for this shard.
+  const children = [{ path, collection: CONFIGMAPS, selector: `${KIND_LABEL}=Owner,${SHARD_LABEL}=shard-new` }];
+  let gets = 0;
+  const rest = new KubeRest(kc, (method) => method === 'GET' && gets++);
+  const metrics = new Metrics();
+  const shard = new Shard(rest, 'shard-new', new ShardMetrics(metrics, 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
+  const child = (name: string, labels: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}) =>
+    objects.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels, ...extra } });
+  const shardOf = async (name: string) => ((await objects.rest.request<KubeObject>('GET', `${path}/${name}`)).metadata.labels as Record<string, string>)[SHARD_LABEL];
 
-  // Never served: nothing to take over, and no LIST; the owner counts as looked at.
-  await shard.adopt('owners|one', owner, OWNER_LABELS, children, false);
-  expect(await childShard()).toBe('shard-old');
-  await shard.adopt('owners|one', owner, OWNER_LABELS, children, true);
-  expect(await childShard()).toBe('shard-old');
+  for (let i = 0; i < 6; i++) await child(`of-${i}`, { ...ownerLabels(`o-${i}`), [SHARD_LABEL]: i % 2 ? 'shard-old' : 'shard-gone' });
+  await child('from-before-sharding', ownerLabels('o-0'));
+  await child('of-one-staying', { ...ownerLabels('o-9'), [SHARD_LABEL]: 'shard-old' });
+  // Made by another controller from our template (its controller reference names someone else, who must exist or the garbage collector takes it): not ours to relabel.
+  const other = await child('another-controller', {});
+  await child('made-by-another', { ...ownerLabels('o-1'), [SHARD_LABEL]: 'shard-old' }, { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'another-controller', uid: other.metadata.uid!, controller: true }] });
 
-  // Served before (by the shard that labelled the child): the child is relabelled for this shard.
-  await shard.adopt('owners|two', owner, OWNER_LABELS, children, true);
-  expect(await childShard()).toBe('shard-new');
-  expect(metricValue(metrics, 'cdk8s_operators_shard_handovers_total', { shard: 'shard-new', direction: 'adopted' })).toBe(1);
+  // Never served: nothing to take over, no LIST, and the owner counts as looked at.
+  await shard.adopt('owners|o-9', owner('o-9', uid(9)), ownerLabels('o-9'), children, false);
+  await shard.adopt('owners|o-9', owner('o-9', uid(9)), ownerLabels('o-9'), children, true);
+  expect(gets).toBe(0);
+  expect(await shardOf('of-one-staying')).toBe('shard-old');
+
+  // Six owners served before, taken over together: the first starts a LIST alone, the other five share the next.
+  await Promise.all(Array.from({ length: 6 }, (_, i) => shard.adopt(`owners|o-${i}`, owner(`o-${i}`, uid(i)), ownerLabels(`o-${i}`), children, true)));
+  expect(gets).toBe(2);
+  for (let i = 0; i < 6; i++) expect(await shardOf(`of-${i}`)).toBe('shard-new');
+  expect(await shardOf('from-before-sharding')).toBe('shard-new');
+  expect(await shardOf('of-one-staying')).toBe('shard-old');
+  expect(await shardOf('made-by-another')).toBe('shard-old');
+  expect(metricValue(metrics, 'cdk8s_operators_shard_handovers_total', { shard: 'shard-new', direction: 'adopted' })).toBe(6);
 }, 60_000);
+
+it('fails the waiting owners when the LIST fails, so that their reconciles are retried', async () => {
+  const shard = new Shard(new KubeRest(kc), 'shard-new', new ShardMetrics(new Metrics(), 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
+  const children = [{ path: `/api/v1/namespaces/${namespace}/configmaps`, collection: CONFIGMAPS, selector: 'not a selector!' }];
+  await expect(shard.adopt('owners|o-1', owner('o-1', uid(1)), ownerLabels('o-1'), children, true)).rejects.toThrow(/400/);
+  // Not marked as looked at: the next reconcile looks again.
+  await expect(shard.adopt('owners|o-1', owner('o-1', uid(1)), ownerLabels('o-1'), children, true)).rejects.toThrow(/400/);
+});
