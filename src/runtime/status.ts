@@ -36,8 +36,11 @@ export function verdictConditions(kind: AnyKind, resource: CustomResource, verdi
   return [ready, condition(resource, failing ? 'Stalled' : 'Reconciling', 'True', verdict.reason, verdict.message)];
 }
 
-/** Whether a controller of ours wrote this object's status (every status we write says the generation it observed). */
-export const observedOnce = (resource: CustomResource) => (resource.status as StatusWithConditions | undefined)?.observedGeneration !== undefined;
+/**
+ * Whether a controller of ours wrote this object's status: every status we write says the
+ * generation it observed, at least 1; the CRDs default it to 0 until then.
+ */
+export const observedOnce = (resource: CustomResource) => Number((resource.status as StatusWithConditions | undefined)?.observedGeneration ?? 0) > 0;
 
 /** The status to write, or undefined when the object already has it (so an idle resync writes nothing). */
 export function statusPatch(resource: CustomResource, conditions: Condition[], kindStatus: object): Record<string, unknown> | undefined {

@@ -1,7 +1,7 @@
 import { CustomResource } from '../../src/core/kind';
 import { Condition } from '../../src/core/status';
 import { KINDS } from '../../src/kinds';
-import { statusPatch, verdictConditions } from '../../src/runtime/status';
+import { observedOnce, statusPatch, verdictConditions } from '../../src/runtime/status';
 
 const database = KINDS.find((k) => k.kind === 'Database')!;
 const object = (status?: Record<string, unknown>): CustomResource => ({
@@ -35,5 +35,11 @@ describe('the status writer', () => {
     expect(types(ready.status.conditions as Condition[])).toEqual(['BackupsCurrent=True Scheduled', 'Ready=True Ready']);
     expect(statusPatch(ready, verdictConditions(database, ready, { status: 'True', reason: 'Ready', message: 'ready' }), {})).toBeUndefined();
     expect(statusPatch(failing, verdictConditions(database, failing, { status: 'False', reason: 'Downgrade', message: 'refused' }), {})).toBeUndefined();
+  });
+
+  it('tells an object a controller of ours acted on from a new one, whose status the CRD defaults to observedGeneration 0', () => {
+    expect(observedOnce(object())).toBe(false);
+    expect(observedOnce(object({ observedGeneration: 0 }))).toBe(false);
+    expect(observedOnce(object({ observedGeneration: 1, conditions: [] }))).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/runtime/log';
 import { Metrics } from '../../../src/runtime/metrics';
 import { DRAIN_LABEL, SHARD_LABEL } from '../../../src/runtime/sharding/labels';
 import { Sharding } from '../../../src/runtime/sharding/setup';
+import { Takeover } from '../../../src/runtime/sharding/takeover';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../support/cluster';
 import { testObjects } from '../../support/manifests';
 import { childrenOf, defineTestKind, installTestCrd, metricValue } from '../../support/test-kind';
@@ -94,10 +95,13 @@ afterAll(async () => {
 });
 
 it('labels each object and its children for one replica, and hands them over when replicas leave and join', async () => {
+  const takeovers = jest.spyOn(Takeover.prototype, 'take');
   const a = replica('shard-a', true);
   const b = replica('shard-b', false);
   await apply(1);
   await servedBy(['shard-a', 'shard-b'], 1);
+  // New objects (their status as the CRD defaults it) have no children anywhere to look for.
+  expect(takeovers).not.toHaveBeenCalled();
   expect(a.metrics.render()).toMatch(/^cdk8s_operators_shard_members 2$/m);
   expect(metricValue(a.metrics, 'cdk8s_operators_shard_objects', { shard: 'shard-a' }) + metricValue(b.metrics, 'cdk8s_operators_shard_objects', { shard: 'shard-b' })).toBe(COUNT);
 
@@ -106,6 +110,7 @@ it('labels each object and its children for one replica, and hands them over whe
   await apply(2);
   await servedBy(['shard-a'], 2);
   expect(metricValue(a.metrics, 'cdk8s_operators_shard_handovers_total', { shard: 'shard-a', direction: 'adopted' })).toBeGreaterThan(0);
+  expect(takeovers).toHaveBeenCalled();
 
   // A newcomer takes about half: a drains them (stops, then removes its label), and only then are they labelled for c.
   const c = replica('shard-c', false);
