@@ -15,7 +15,7 @@ import { Metrics } from './metrics';
 import { ObjectMetrics } from './object-metrics';
 import { OwnWrites } from './own-writes';
 import { WorkQueue } from './queue';
-import { reconcile, ReconcileContext } from './reconciler';
+import { reconcile, ReconcileContext, takeOver } from './reconciler';
 import { ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
 import { isDraining, labelsOf, SHARD_LABEL } from './sharding/labels';
@@ -153,6 +153,10 @@ export class Controller {
           sharding.shard.drain(item, ownerPath(kind, object), () => this.queue.inProcess().has(item), stillHere);
           return;
         }
+        // An owner that moved here while this replica runs: its takeover starts now, not when a worker
+        // reaches it, so that all the owners moving at once share one look at the other shards' children.
+        const ctx = this.contexts.get(group);
+        if (sharding && ctx && type === 'added' && informer.hasSynced && serves(object)) takeOver(ctx, objectKey(object), object).catch(() => undefined);
         if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(item);
       });
     }

@@ -73,6 +73,16 @@ const CHILD_WRITES_IN_FLIGHT = 16;
 /** How often the release tries to drop the finalizer of an object others keep changing. */
 const FINALIZER_ATTEMPTS = 5;
 
+const holdsOwnFinalizer = (kind: AnyKind, resource: Owner) => kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
+
+/**
+ * Sharding: an owner that moved to this replica gets its children back before it is reconciled
+ * here (see ReconcileContext.adopt); one that no controller served yet has none to look for.
+ */
+export function takeOver(ctx: ReconcileContext, key: string, resource: Owner): Promise<void> {
+  return ctx.adopt?.(key, resource, childLabels(ctx.kind, resource), holdsOwnFinalizer(ctx.kind, resource) || observedOnce(resource)) ?? Promise.resolve();
+}
+
 /** Reconciles the object `key` (`namespace/name`, or `name` for cluster-scoped kinds) of `ctx.kind`. */
 export async function reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult> {
   const { kind } = ctx;
@@ -84,10 +94,10 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
   const log = ctx.log.child({ kind: kind.kind, ...(isExtraIdentity(kind) ? { group: kind.group } : {}), namespace: resource.metadata.namespace, name: resource.metadata.name });
   await ctx.watches.waitForSync();
-  const holdsFinalizer = kind.finalizer !== undefined && resource.metadata.finalizers?.includes(kind.finalizer) === true;
-  await ctx.adopt?.(key, resource, childLabels(kind, resource), holdsFinalizer || observedOnce(resource));
+  await takeOver(ctx, key, resource);
 
   const deleting = resource.metadata.deletionTimestamp !== undefined;
+  const holdsFinalizer = holdsOwnFinalizer(ctx.kind, resource);
   if (deleting && !holdsFinalizer) return NOTHING;
   if (deleting && !kind.controller?.mayRelease) {
     const validation = validateResource(kind, resource as unknown as Record<string, unknown>);

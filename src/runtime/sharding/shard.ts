@@ -16,6 +16,8 @@ export class Shard {
   private readonly draining = new Set<string>();
   /** Owners whose children this process has checked for another shard's label. */
   private readonly adopted = new Set<string>();
+  /** Owners whose check runs, so that an early start (on the owner's arrival) and its reconcile share it. */
+  private readonly adopting = new Map<string, Promise<void>>();
   private stopped = false;
   private readonly takeover: Takeover;
 
@@ -94,7 +96,13 @@ export class Shard {
    */
   async adopt(item: string, owner: KubeJson, ownerLabels: Readonly<Record<string, string>>, children: readonly ChildCollection[], mayHaveOthers: boolean): Promise<void> {
     if (this.adopted.has(item)) return;
-    if (mayHaveOthers) await this.takeover.take(children, item, owner, ownerLabels);
-    this.adopted.add(item);
+    let check = this.adopting.get(item);
+    if (!check) {
+      check = mayHaveOthers ? this.takeover.take(children, item, owner, ownerLabels) : Promise.resolve();
+      this.adopting.set(item, check);
+      // A failed check is not remembered: the reconcile that awaited it fails, and its retry checks again.
+      check.then(() => this.adopted.add(item), () => undefined).finally(() => this.adopting.delete(item));
+    }
+    await check;
   }
 }

@@ -55,8 +55,10 @@ it('relabels the children other shards left, for every waiting owner at once, an
   expect(gets).toBe(0);
   expect(await shardOf('of-one-staying')).toBe('shard-old');
 
-  // Six owners served before, taken over together: the first starts a LIST alone, the other five share the next.
-  await Promise.all(Array.from({ length: 6 }, (_, i) => shard.adopt(`owners|o-${i}`, owner(`o-${i}`, uid(i)), ownerLabels(`o-${i}`), children, true)));
+  // Six owners served before, taken over together: the first starts a LIST alone, the other five share the next;
+  // a second look at an owner whose look runs (its arrival's, then its reconcile's) waits for that one.
+  const adopt = (i: number) => shard.adopt(`owners|o-${i}`, owner(`o-${i}`, uid(i)), ownerLabels(`o-${i}`), children, true);
+  await Promise.all([...Array.from({ length: 6 }, (_, i) => adopt(i)), adopt(0), adopt(5)]);
   expect(gets).toBe(2);
   for (let i = 0; i < 6; i++) expect(await shardOf(`of-${i}`)).toBe('shard-new');
   expect(await shardOf('from-before-sharding')).toBe('shard-new');
