@@ -155,8 +155,8 @@ export class Controller {
         }
         // An owner that moved here while this replica runs: its takeover starts now, not when a worker
         // reaches it, so that all the owners moving at once share one look at the other shards' children.
-        const ctx = this.contexts.get(group);
-        if (sharding && ctx && type === 'added' && informer.hasSynced && serves(object)) takeOver(ctx, objectKey(object), object).catch(() => undefined);
+        const ctx = sharding && type === 'added' && informer.hasSynced && serves(object) ? this.contexts.get(group) : undefined;
+        if (ctx) takeOver(ctx, objectKey(object), object).catch(() => undefined);
         if (serves(object) && (type !== 'updated' || needsReconcile(object, previous))) this.queue.add(item);
       });
     }

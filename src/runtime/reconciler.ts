@@ -97,7 +97,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   await takeOver(ctx, key, resource);
 
   const deleting = resource.metadata.deletionTimestamp !== undefined;
-  const holdsFinalizer = holdsOwnFinalizer(ctx.kind, resource);
+  const holdsFinalizer = holdsOwnFinalizer(kind, resource);
   if (deleting && !holdsFinalizer) return NOTHING;
   if (deleting && !kind.controller?.mayRelease) {
     const validation = validateResource(kind, resource as unknown as Record<string, unknown>);

@@ -98,7 +98,11 @@ export class Shard {
     if (this.adopted.has(item)) return;
     let check = this.adopting.get(item);
     if (!check) {
-      check = mayHaveOthers ? this.takeover.take(children, item, owner, ownerLabels) : Promise.resolve();
+      if (!mayHaveOthers) {
+        this.adopted.add(item);
+        return;
+      }
+      check = this.takeover.take(children, item, owner, ownerLabels);
       this.adopting.set(item, check);
       // A failed check is not remembered: the reconcile that awaited it fails, and its retry checks again.
       check.then(() => this.adopted.add(item), () => undefined).finally(() => this.adopting.delete(item));
