@@ -10,7 +10,8 @@ import * as k8s from '@kubernetes/client-node';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OWNER_KIND_LABEL } from '../src/core/names';
+import { OWNER_KIND_LABEL, ownerKindLabel } from '../src/core/names';
+import { exchangeRateKind } from '../src/kinds/exchangerate';
 import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
 import { OptionSpec } from '../src/runtime/config';
@@ -34,6 +35,7 @@ const OPTIONS: OptionSpec[] = [
 const NS = 'bench-sharding';
 const ER_PATH = `/apis/operators.brennerm.github.io/v1/namespaces/${NS}/exchangerates`;
 const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
+const OWNED_CONFIGMAPS = `${OWNER_KIND_LABEL}=${ownerKindLabel(exchangeRateKind)}`;
 type Rate = KubeObject & { status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] } };
 const isReady = (o: Rate) => o.status?.observedGeneration === o.metadata.generation && !!o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 const label = (o: KubeObject) => ((o.metadata.labels ?? {}) as Record<string, string>)[SHARD_LABEL];
@@ -51,6 +53,8 @@ interface RunFigures {
   cpuSeconds: number[];
   objectsPerReplica: number[];
   rebalanceSeconds?: number;
+  /** Until the killed replica's children (ConfigMaps) were labelled for the replicas left too. */
+  childrenMovedSeconds?: number;
   /** Replicas that exited by themselves (e.g. a membership Lease not renewed within its deadline on a loaded machine). */
   exited: number;
 }
@@ -95,7 +99,7 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     }),
   );
   // Waits until all objects match, failing as soon as no replica is left, with progress every 30 s.
-  const awaitAll = (watched: Watched<Rate>, what: string, since: number) => {
+  const awaitAll = (watched: Watched<KubeObject>, what: string, since: number) => {
     const report = progress(what, watched, since);
     return watched.until(`${params.objects} ExchangeRates ${what}`, params.objects, readyTimeoutMs(params.objects), () => {
       someAlive();
@@ -123,11 +127,16 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     const left = running()
       .filter((c) => c !== killed)
       .map((c) => shardName(`${hostname()}-${c.child.pid}`));
+    // Ready survives from before the kill; the children's labels show the takeover done.
     const served = new Watched<Rate>(rest, ER_PATH, (o) => left.includes(label(o)) && isReady(o));
-    await served.start();
+    const childrenMoved = new Watched<KubeObject>(rest, CM_PATH, (o) => left.includes(label(o)), OWNED_CONFIGMAPS);
+    await Promise.all([served.start(), childrenMoved.start()]);
+    const children = awaitAll(childrenMoved, 'with their ConfigMap labelled for the replicas left', killedAt).then(() => secondsSince(killedAt));
     await awaitAll(served, 'served by the replicas left', killedAt);
     figures.rebalanceSeconds = secondsSince(killedAt);
+    figures.childrenMovedSeconds = await children;
     served.stop();
+    childrenMoved.stop();
   }
   for (const c of started) await c.stop();
   // Printed before the clean-up, which takes minutes at 100,000 objects.
@@ -141,7 +150,7 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
  * garbage collector's work does not spill into the next run's figures.
  */
 async function removeAll(rest: KubeRest, count: number): Promise<void> {
-  const ownedConfigMaps = { labelSelector: `${OWNER_KIND_LABEL}=ExchangeRate` };
+  const ownedConfigMaps = { labelSelector: OWNED_CONFIGMAPS };
   const deleteAll = async (what: string, path: string, query: Record<string, string> = {}) => {
     await rest.request('DELETE', path, { query, timeoutMs: 600_000 });
     await waitUntil(`${what} to be gone`, readyTimeoutMs(count), 1000, async () => {
@@ -185,7 +194,7 @@ async function main(): Promise<number> {
     }
     const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
     const rows = [
-      ['replicas', 'all Ready (s)', 'RSS total (MiB)', 'RSS per replica (MiB)', 'CPU total (s)', 'objects per replica', 'rebalance after a kill (s)', 'exited by themselves'],
+      ['replicas', 'all Ready (s)', 'RSS total (MiB)', 'RSS per replica (MiB)', 'CPU total (s)', 'objects per replica', 'rebalance after a kill (s)', 'children relabelled (s)', 'exited by themselves'],
       ...runs.map((r) => [
         String(r.replicas),
         fixed(r.readySeconds, 1),
@@ -194,6 +203,7 @@ async function main(): Promise<number> {
         fixed(sum(r.cpuSeconds), 1),
         r.objectsPerReplica.join(' / '),
         r.rebalanceSeconds === undefined ? '-' : fixed(r.rebalanceSeconds, 1),
+        r.childrenMovedSeconds === undefined ? '-' : fixed(r.childrenMovedSeconds, 1),
         String(r.exited),
       ]),
     ];

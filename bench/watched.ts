@@ -12,8 +12,8 @@ export class Watched<T extends KubeObject> {
   private readonly matching = new Set<string>();
   private notify?: () => void;
 
-  constructor(rest: KubeRest, path: string, holds: (object: T) => boolean) {
-    this.informer = new Informer<T>(rest, { path }, createLogger({ level: 'error', write: (line) => void process.stderr.write(`${line}\n`) }));
+  constructor(rest: KubeRest, path: string, holds: (object: T) => boolean, labelSelector?: string) {
+    this.informer = new Informer<T>(rest, { path, labelSelector }, createLogger({ level: 'error', write: (line) => void process.stderr.write(`${line}\n`) }));
     this.informer.on((type, object) => {
       if (type !== 'deleted' && holds(object)) this.matching.add(object.metadata.name);
       else this.matching.delete(object.metadata.name);
