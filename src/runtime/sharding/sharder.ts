@@ -17,8 +17,11 @@ export interface ShardedCollection {
   readonly objectPath: (object: KubeJson) => string;
 }
 
-/** Label writes in flight at once, so a member leaving does not send thousands of PATCHes together. */
-const WRITES_IN_FLIGHT = 8;
+/**
+ * Label writes in flight at once, so a member leaving does not send thousands of PATCHes
+ * together; 8 relabelled about 42 objects a second at 100,000, 32 about 160 (docs/benchmarks.md).
+ */
+const WRITES_IN_FLIGHT = 32;
 
 /**
  * The leader's part of sharding (as timebertt/kubernetes-controller-sharding's sharder): it

@@ -8,7 +8,7 @@ import type { ChildCollection } from '../watches';
 import { labelsOf, SHARD_LABEL } from './labels';
 
 /** Relabelling writes in flight at once. */
-const WRITES_IN_FLIGHT = 8;
+const WRITES_IN_FLIGHT = 32;
 /** Children per page of the LIST, so a replica never holds every other shard's children at once. */
 const PAGE = 1000;
 
@@ -76,10 +76,11 @@ export class Takeover {
     const byOwner = new Map(owners.map((o) => [ownerKey(o.ownerLabels), o]));
     const moved = new Map<Waiting, number>();
     for (const { path, collection, selector } of children) {
+      const labelSelector = this.othersOf(selector);
       let next: string | undefined;
       do {
         const page: { items: KubeJson[] | null; metadata: { continue?: string } } = await this.rest.request('GET', path, {
-          query: { labelSelector: this.othersOf(selector), limit: String(PAGE), continue: next },
+          query: { labelSelector, limit: String(PAGE), continue: next },
           accept: METADATA_LIST,
         });
         const ours = (page.items ?? []).flatMap((child) => {
