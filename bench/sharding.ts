@@ -131,10 +131,11 @@ async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProv
     const served = new Watched<Rate>(rest, ER_PATH, (o) => left.includes(label(o)) && isReady(o));
     const childrenMoved = new Watched<KubeObject>(rest, CM_PATH, (o) => left.includes(label(o)), OWNED_CONFIGMAPS);
     await Promise.all([served.start(), childrenMoved.start()]);
-    const children = awaitAll(childrenMoved, 'with their ConfigMap labelled for the replicas left', killedAt).then(() => secondsSince(killedAt));
-    await awaitAll(served, 'served by the replicas left', killedAt);
-    figures.rebalanceSeconds = secondsSince(killedAt);
-    figures.childrenMovedSeconds = await children;
+    // Awaited together, so a failure of either ends the run without leaving the other unhandled.
+    [figures.rebalanceSeconds, figures.childrenMovedSeconds] = await Promise.all([
+      awaitAll(served, 'served by the replicas left', killedAt).then(() => secondsSince(killedAt)),
+      awaitAll(childrenMoved, 'with their ConfigMap labelled for the replicas left', killedAt).then(() => secondsSince(killedAt)),
+    ]);
     served.stop();
     childrenMoved.stop();
   }

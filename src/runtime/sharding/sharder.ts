@@ -5,7 +5,7 @@ import { Informer } from '../informer';
 import { mapLimited } from '../limit';
 import { Logger } from '../log';
 import { Rendezvous } from './hash';
-import { DRAIN_LABEL, labelsOf, SHARD_LABEL } from './labels';
+import { DRAIN_LABEL, labelsOf, RELABEL_WRITES_IN_FLIGHT, SHARD_LABEL } from './labels';
 import { ShardMetrics } from './metrics';
 
 /** One served collection of objects to assign: where to list them, and each one's path. */
@@ -17,11 +17,6 @@ export interface ShardedCollection {
   readonly objectPath: (object: KubeJson) => string;
 }
 
-/**
- * Label writes in flight at once, so a member leaving does not send thousands of PATCHes
- * together; 8 relabelled about 42 objects a second at 100,000, 32 about 160 (docs/benchmarks.md).
- */
-const WRITES_IN_FLIGHT = 32;
 
 /**
  * The leader's part of sharding (as timebertt/kubernetes-controller-sharding's sharder): it
@@ -88,7 +83,7 @@ export class Sharder {
       while (this.dirty.size && this.leading) {
         const batch = [...this.dirty];
         this.dirty.clear();
-        await mapLimited(batch, WRITES_IN_FLIGHT, (item) => this.assign(item));
+        await mapLimited(batch, RELABEL_WRITES_IN_FLIGHT, (item) => this.assign(item));
       }
     } finally {
       this.pumping = false;

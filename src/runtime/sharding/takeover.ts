@@ -5,10 +5,8 @@ import { METADATA_LIST } from '../informer';
 import { mapLimited } from '../limit';
 import { controlledByAnother } from '../ownership';
 import type { ChildCollection } from '../watches';
-import { labelsOf, SHARD_LABEL } from './labels';
+import { labelsOf, RELABEL_WRITES_IN_FLIGHT, SHARD_LABEL } from './labels';
 
-/** Relabelling writes in flight at once. */
-const WRITES_IN_FLIGHT = 32;
 /** Children per page of the LIST, so a replica never holds every other shard's children at once. */
 const PAGE = 1000;
 
@@ -88,7 +86,7 @@ export class Takeover {
           // What another controller made from our template (a CronJob's Job) is not ours to relabel.
           return waiting && !controlledByAnother(waiting.owner.metadata.uid, child) ? [{ child, waiting }] : [];
         });
-        await mapLimited(ours, WRITES_IN_FLIGHT, async ({ child, waiting }) => {
+        await mapLimited(ours, RELABEL_WRITES_IN_FLIGHT, async ({ child, waiting }) => {
           const childPath = `${collectionPath(collection, child.metadata.namespace)}/${encodeURIComponent(child.metadata.name)}`;
           try {
             await this.rest.request('PATCH', childPath, { body: { metadata: { labels: { [SHARD_LABEL]: this.shard } } }, contentType: 'application/merge-patch+json' });
