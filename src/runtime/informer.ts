@@ -5,7 +5,7 @@ import { Logger } from './log';
 export type ChangeType = 'added' | 'updated' | 'deleted';
 export type ChangeHandler<T> = (type: ChangeType, object: T, previous?: T) => void;
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** The collection's path, e.g. `/apis/g/v1/plural` or `/api/v1/namespaces/ns/configmaps`. */
   readonly path: string;
   readonly labelSelector?: string;
@@ -17,6 +17,12 @@ export interface InformerOptions {
   readonly metadataOnly?: boolean;
   /** Told when the list+watch starts over other than by the server's routine timeout (see WatchRestart). */
   readonly onRestart?: (why: WatchRestart) => void;
+  /**
+   * What to keep of each listed or watched object before it is cached and handed on (as
+   * client-go's SetTransform): a cache of many objects whose handlers read a few fields need
+   * not hold the rest. It must keep metadata.name, namespace and resourceVersion.
+   */
+  readonly keep?: (object: T) => T;
 }
 
 /** Why a watch started over: its version expired (410, a relist), it failed, or it went silent and was cut. */
@@ -56,7 +62,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   constructor(
     private readonly rest: KubeRest,
-    private readonly options: InformerOptions,
+    private readonly options: InformerOptions<T>,
     private readonly log: Logger,
   ) {}
 
@@ -145,7 +151,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       // Items of a LIST of built-in kinds carry no apiVersion or kind (watch events do): restore them from the list's own.
       const identity = { apiVersion: page.apiVersion, kind: page.kind.replace(/List$/, '') };
       // A metadata-only LIST of nothing says `items: null`.
-      for (const item of page.items ?? []) seen.set(objectKey(item), strip({ ...identity, ...item }));
+      for (const item of page.items ?? []) seen.set(objectKey(item), this.kept({ ...identity, ...item }));
       continueToken = page.metadata.continue || undefined;
       resourceVersion = page.metadata.resourceVersion;
     } while (continueToken);
@@ -179,7 +185,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         // The watch works: the next 410 or error starts the backoff over.
         this.troubles = 0;
         if (event.type === 'BOOKMARK') continue;
-        const object = strip(event.object as unknown as T);
+        const object = this.kept(event.object as unknown as T);
         this.apply(event.type === 'DELETED' ? 'deleted' : 'added', object);
       }
       // Ended by the server's own timeout: it ran normally too.
@@ -192,6 +198,11 @@ export class Informer<T extends KubeObject = KubeObject> {
       clearTimeout(idle);
     }
     return current;
+  }
+
+  private kept(object: T): T {
+    const stripped = strip(object);
+    return this.options.keep ? this.options.keep(stripped) : stripped;
   }
 
   private apply(type: ChangeType, object: T): void {

@@ -61,6 +61,26 @@ describe('Informer', () => {
     expect(seen.data).toBeUndefined();
   });
 
+  it('keeps of each listed and watched object only what its keep function returns', async () => {
+    const labelled = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { kept: 'yes', dropped: 'yes' } }, data: { big: 'x'.repeat(1000) } });
+    await objects.apply(labelled('listed'));
+    const keep = (o: KubeObject): KubeObject => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion, labels: { kept: o.metadata.labels!.kept } } });
+    const slim = new Informer(new KubeRest(kc), { path: `/api/v1/namespaces/${namespace}/configmaps`, labelSelector: 'kept=yes', keep }, createLogger({ level: 'error', write: () => undefined }));
+    const handed: KubeObject[] = [];
+    slim.on((_type, object) => handed.push(object));
+    slim.start();
+    await slim.waitForSync(30_000);
+    await objects.apply(labelled('watched'));
+    const watched = await eventually('the watched one', async () => slim.cache.get(`${namespace}/watched`));
+    slim.stop();
+    for (const object of [slim.cache.get(`${namespace}/listed`)!, watched, ...handed]) {
+      expect(Object.keys(object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      expect(object.metadata.labels).toEqual({ kept: 'yes' });
+      expect(object.metadata.resourceVersion).toMatch(/^\d+$/);
+      expect(object.metadata.uid).toBeUndefined();
+    }
+  });
+
   it('says why its first LIST failed when a caller waits for it', async () => {
     const nowhere = new Informer(new KubeRest(kc), { path: '/api/v1/namespaces/x/no-such-things' }, createLogger({ level: 'error', write: () => undefined }));
     nowhere.start();

@@ -30,3 +30,17 @@ export function withShard<T extends Pick<KubeJson, 'metadata'>>(child: T, shard:
   if (!shard) return child;
   return { ...child, metadata: { ...child.metadata, labels: { ...child.metadata.labels, [SHARD_LABEL]: shard } } };
 }
+
+/**
+ * What the sharder reads of a served object: its name, version, deletion and the two shard
+ * labels. The leader caches every served object, so the rest of its metadata (uid, creation
+ * time, generation, other labels, annotations) is not kept.
+ */
+export function shardMetadata<T extends KubeJson>(object: T): T {
+  const { name, namespace, resourceVersion, deletionTimestamp } = object.metadata;
+  const labels = labelsOf(object);
+  const kept: Record<string, string> = {};
+  for (const label of [SHARD_LABEL, DRAIN_LABEL]) if (labels[label] !== undefined) kept[label] = labels[label];
+  const metadata = { name, resourceVersion, labels: kept, ...(namespace ? { namespace } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}) };
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata } as T;
+}

@@ -5,7 +5,7 @@ import { Informer } from '../informer';
 import { mapLimited } from '../limit';
 import { Logger } from '../log';
 import { Rendezvous } from './hash';
-import { DRAIN_LABEL, labelsOf, RELABEL_WRITES_IN_FLIGHT, SHARD_LABEL } from './labels';
+import { DRAIN_LABEL, labelsOf, RELABEL_WRITES_IN_FLIGHT, SHARD_LABEL, shardMetadata } from './labels';
 import { ShardMetrics } from './metrics';
 
 /** One served collection of objects to assign: where to list them, and each one's path. */
@@ -20,8 +20,8 @@ export interface ShardedCollection {
 
 /**
  * The leader's part of sharding (as timebertt/kubernetes-controller-sharding's sharder): it
- * caches only the metadata of every served object, and labels each with the live member that
- * rendezvous hashing picks. An object labelled for a live member that is no longer its pick is
+ * caches of every served object only its name, version and shard labels (shardMetadata), and
+ * labels each with the live member that rendezvous hashing picks. An object labelled for a live member that is no longer its pick is
  * not relabelled but marked to drain; its member stops working on it and removes both labels,
  * and only then does the sharder label it for the new member. An object of a member that is
  * no longer live is relabelled at once: that member stopped working before its Lease could
@@ -43,7 +43,7 @@ export class Sharder {
 
   /** A kind's objects to assign; watched from when this replica leads. */
   add(collection: ShardedCollection): void {
-    const informers = collection.paths.map((path) => new Informer(this.rest, { path, metadataOnly: true }, this.log));
+    const informers = collection.paths.map((path) => new Informer(this.rest, { path, metadataOnly: true, keep: shardMetadata }, this.log));
     for (const informer of informers) informer.on((type, object) => type !== 'deleted' && this.mark(collection.group, object));
     this.collections.set(collection.group, { collection, informers });
     if (this.leading) informers.forEach((i) => i.start());
