@@ -5,6 +5,9 @@ export const SHARD_LABEL = 'cdk8s-operators.io/shard';
 /** Set by the sharder on an object that is to move: its shard stops working on it, then removes both labels (the acknowledgement). */
 export const DRAIN_LABEL = 'cdk8s-operators.io/shard-drain';
 
+/** The two labels sharding sets, the only ones the sharder's cache keeps. */
+const SHARD_LABELS = [SHARD_LABEL, DRAIN_LABEL] as const;
+
 /**
  * Label writes in flight at once, for the leader's relabelling and a replica's takeover alike, so
  * a member leaving does not send thousands of PATCHes together; 8 relabelled about 42 objects a
@@ -40,7 +43,7 @@ export function shardMetadata<T extends KubeJson>(object: T): T {
   const { name, namespace, resourceVersion, deletionTimestamp } = object.metadata;
   const labels = labelsOf(object);
   const kept: Record<string, string> = {};
-  for (const label of [SHARD_LABEL, DRAIN_LABEL]) if (labels[label] !== undefined) kept[label] = labels[label];
+  for (const label of SHARD_LABELS) if (labels[label] !== undefined) kept[label] = labels[label];
   const metadata = { name, resourceVersion, labels: kept, ...(namespace ? { namespace } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}) };
   return { apiVersion: object.apiVersion, kind: object.kind, metadata } as T;
 }

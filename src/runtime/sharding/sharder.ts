@@ -17,15 +17,14 @@ export interface ShardedCollection {
   readonly objectPath: (object: KubeJson) => string;
 }
 
-
 /**
  * The leader's part of sharding (as timebertt/kubernetes-controller-sharding's sharder): it
  * caches of every served object only its name, version and shard labels (shardMetadata), and
- * labels each with the live member that rendezvous hashing picks. An object labelled for a live member that is no longer its pick is
- * not relabelled but marked to drain; its member stops working on it and removes both labels,
- * and only then does the sharder label it for the new member. An object of a member that is
- * no longer live is relabelled at once: that member stopped working before its Lease could
- * expire (see ShardMembership).
+ * labels each with the live member that rendezvous hashing picks. An object labelled for a
+ * live member that is no longer its pick is not relabelled but marked to drain; its member
+ * stops working on it and removes both labels, and only then does the sharder label it for
+ * the new member. An object of a member that is no longer live is relabelled at once: that
+ * member stopped working before its Lease could expire (see ShardMembership).
  */
 export class Sharder {
   private readonly collections = new Map<string, { collection: ShardedCollection; informers: Informer[] }>();
