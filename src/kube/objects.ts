@@ -37,10 +37,11 @@ export class ObjectClient {
     });
   }
 
-  async create<T extends KubeObject>(object: KubeObject, options: WriteOptions = {}): Promise<T> {
+  /** A POST: fails (409 AlreadyExists) when an object of that name exists. */
+  async create<T extends KubeObject>(object: KubeObject, options: WriteOptions & { fieldManager?: string } = {}): Promise<T> {
     return this.rest.request<T>('POST', await this.discovery.objectPath(object, false), {
       body: object,
-      query: { fieldManager: this.fieldManager, dryRun: options.dryRun ? 'All' : undefined },
+      query: { fieldManager: options.fieldManager ?? this.fieldManager, dryRun: options.dryRun ? 'All' : undefined },
     });
   }
 

@@ -174,7 +174,7 @@ export class KindWatches implements CacheReader {
    * reconciles were such echoes), unless its observation read children (`echoIsNews`). Any
    * other change of the child still queues its owner.
    */
-  async write<T extends KubeObject>(child: KubeObject, send: () => Promise<T>, options: { echoIsNews?: boolean } = {}): Promise<T> {
+  async write<T extends KubeObject | undefined>(child: KubeObject, send: () => Promise<T>, options: { echoIsNews?: boolean } = {}): Promise<T> {
     if (options.echoIsNews || !this.informerOf(child)) return send();
     const id = childId(child);
     const arrived: KubeObject[] = [];

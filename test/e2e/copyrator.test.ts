@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRODUCT } from '../../src/core/names';
+import { createManager } from '../../src/kube/create-then-apply';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
@@ -94,7 +96,8 @@ describe('CopyratorRule', () => {
       expect(copy.metadata.uid).not.toBe(source.metadata.uid);
       expect(copy.metadata.ownerReferences).toBeUndefined();
       const managers = (copy.metadata.managedFields as { manager: string }[]).map((m) => m.manager);
-      expect(managers).toEqual(['cdk8s-operators']);
+      // Made by a POST, and not changed since.
+      expect(managers).toEqual([createManager(PRODUCT)]);
     }
     for (const system of ['kube-system', 'kube-public', 'kube-node-lease']) expect(await exists(configMap(system, 'app-settings'))).toBe(false);
     expect(await exists(configMap('team-a', 'private'))).toBe(false);
