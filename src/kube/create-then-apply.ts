@@ -9,8 +9,9 @@ import { KubeObject, ObjectClient } from './objects';
  * the fields a POST sets are owned by an `Update` entry in managedFields, and server-side apply
  * removes only fields its own `Apply` entry held: a field a later render leaves out would stay.
  * So the POST goes under a field manager of its own (createManager), and the first apply that
- * leaves out a field that entry still holds moves the entry into the apply's (as kubectl's
- * csaupgrade does, guarded by the resourceVersion) and applies again, which then removes it.
+ * leaves out a field that entry still holds (or fails on one, see applyOverCreate) moves the
+ * entry into the apply's (as kubectl's csaupgrade does, guarded by the resourceVersion) and
+ * applies again, which then removes it.
  */
 
 /** The field manager of the POSTs; its fields become the apply manager's on first need. */
@@ -37,23 +38,36 @@ const TAKEOVER_ATTEMPTS = 3;
  * earlier apply set. One request as long as no such field is left (the usual case).
  */
 export async function applyOverCreate<T extends KubeObject>(objects: ObjectClient, object: KubeObject): Promise<T> {
-  let result = await objects.apply<T>(object);
-  const creator = createManager(objects.fieldManager);
-  for (let attempt = 1; ; attempt++) {
-    const managedFields = takenOver(result, creator, objects.fieldManager);
-    if (!managedFields) return result;
+  let result: T;
+  try {
+    result = await objects.apply<T>(object);
+  } catch (err) {
+    // A field of the POST that the apply would have removed can leave the object invalid (a
+    // list item whose key the render changed, there twice): take the POST's fields over first.
+    if (!(err instanceof KubeError && err.code === 422) || !(await takeOverCreate(objects, object, await objects.find<T>(object)))) throw err;
+    return objects.apply<T>(object);
+  }
+  return (await takeOverCreate(objects, object, result)) ? objects.apply<T>(object) : result;
+}
+
+/** Moves the POST's entry into the apply's when it holds a field the apply's does not; false when there is none to move. */
+async function takeOverCreate(objects: ObjectClient, object: KubeObject, live: KubeObject | undefined): Promise<boolean> {
+  for (let attempt = 1; live; attempt++) {
+    const managedFields = takenOver(live, createManager(objects.fieldManager), objects.fieldManager);
+    if (!managedFields) return false;
     try {
       await objects.rest.request('PATCH', await objects.discovery.objectPath(object), {
         // The resourceVersion makes this fail, rather than drop what changed meanwhile, when the object moved on.
-        body: { metadata: { managedFields, resourceVersion: result.metadata.resourceVersion } },
+        body: { metadata: { managedFields, resourceVersion: live.metadata.resourceVersion } },
         contentType: 'application/merge-patch+json',
       });
-      return await objects.apply<T>(object);
+      return true;
     } catch (err) {
       if (!(err instanceof KubeError && err.code === 409) || attempt >= TAKEOVER_ATTEMPTS) throw err;
-      result = await objects.get<T>(object);
+      live = await objects.find(object);
     }
   }
+  return false;
 }
 
 /** One entry of metadata.managedFields, as the API server writes it. */

@@ -6,15 +6,19 @@ import { eventually } from '../support/cluster';
 import { whenReady } from '../support/resources';
 import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
 
-/** Size 1 renders a data key, a label and an env var that any other size leaves out. */
+/**
+ * Size 1 renders a data key, a label and an env var that any other size leaves out; the
+ * Service's port (a key of its list) follows the size, under the same name.
+ */
 const createdFirstKind = defineTestKind('CreatedFirst', {
-  manages: [childrenOf('', 'configmaps'), childrenOf('apps', 'deployments')],
+  manages: [childrenOf('', 'configmaps', 'services'), childrenOf('apps', 'deployments')],
   render: (scope, resource) => {
     const { name } = resource.metadata;
     const first = resource.spec.size === 1;
     const size = String(resource.spec.size);
     new ApiObject(scope, 'config', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: first ? { first: 'yes' } : {} }, data: { size, ...(first ? { first: 'yes' } : {}) } });
     const labels = { app: name };
+    new ApiObject(scope, 'service', { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: labels, ports: [{ name: 'web', port: 8000 + resource.spec.size }] } });
     new ApiObject(scope, 'app', {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -62,6 +66,13 @@ describe('a child missing from the cache', () => {
     expect(app.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
     expect(app.spec.template.spec.containers[0].terminationMessagePath).toBe('/dev/termination-log');
     expect(managers(app).filter((m) => m.startsWith(PRODUCT))).toEqual([`${PRODUCT}/Apply`]);
+    // The old port stays with the POST's fields until they are taken over: applied as is, the Service would hold two ports named web.
+    const service = await eventually('the Service on the new port', async () => {
+      const live = await child<KubeJson & { spec: { ports: { name: string; port: number }[] } }>('v1', 'Service', 'made');
+      return live?.spec.ports.some((p) => p.port === 8002) ? live : undefined;
+    });
+    expect(service.spec.ports.map((p) => [p.name, p.port])).toEqual([['web', 8002]]);
+    expect(served.logLines.filter((line) => line.msg === 'reconcile failed; retrying')).toEqual([]);
   });
 
   it('is left as it is when someone else made an object of its name', async () => {
