@@ -100,9 +100,13 @@ export function takenOver(object: KubeObject, creator: string, applier: string):
   return entries.flatMap((e) => (e === created ? [] : e === applied ? [merged] : [e])).concat(applied ? [] : [merged]);
 }
 
-/** Whether `a` holds a field `b` does not. */
+/**
+ * Whether `a` holds a field `b` does not. A map's or list item's own entry (`.`, which a POST's
+ * entry has and an apply's mostly not) is no field to remove while `b` holds that map or item:
+ * were it dropped, `b` would not hold it either.
+ */
 export function fieldsOutside(a: FieldSet, b: FieldSet): boolean {
-  return Object.entries(a).some(([key, inner]) => !(key in b) || fieldsOutside(inner, b[key]));
+  return Object.entries(a).some(([key, inner]) => key !== '.' && (!(key in b) || fieldsOutside(inner, b[key])));
 }
 
 export function union(a: FieldSet, b: FieldSet): FieldSet {

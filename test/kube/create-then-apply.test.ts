@@ -27,9 +27,10 @@ describe('taking over the fields a POST set', () => {
     expect(takenOver(object([entry('me', 'Apply', kept), entry('me', 'Update', dropped)]), 'me-create', 'me')).toBeUndefined();
   });
 
-  it('compares field sets at every depth, a map\u2019s own "." included', () => {
+  it('compares field sets at every depth, but not a map\u2019s own "." where the other holds the map', () => {
     expect(fieldsOutside({ 'f:a': { 'f:b': {} } }, { 'f:a': {} })).toBe(true);
-    expect(fieldsOutside({ 'f:a': { '.': {} } }, { 'f:a': { 'f:b': {} } })).toBe(true);
+    expect(fieldsOutside({ 'f:a': { '.': {}, 'f:b': {} } }, { 'f:a': { 'f:b': {} } })).toBe(false);
+    expect(fieldsOutside({ 'f:a': { '.': {} } }, {})).toBe(true);
     expect(fieldsOutside({ 'f:a': {} }, { 'f:a': { 'f:b': {} } })).toBe(false);
   });
 });
