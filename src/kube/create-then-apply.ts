@@ -109,7 +109,8 @@ export function fieldsOutside(a: FieldSet, b: FieldSet): boolean {
   return Object.entries(a).some(([key, inner]) => key !== '.' && (!(key in b) || fieldsOutside(inner, b[key])));
 }
 
-export function union(a: FieldSet, b: FieldSet): FieldSet {
+/** Every field either holds. */
+function union(a: FieldSet, b: FieldSet): FieldSet {
   const result: Record<string, FieldSet> = { ...a };
   for (const [key, inner] of Object.entries(b)) result[key] = key in result ? union(result[key], inner) : inner;
   return result;

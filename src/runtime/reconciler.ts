@@ -189,9 +189,13 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
   let outdatedOwner: Promise<OutdatedOwner | undefined> | undefined;
   const results = await mapLimited(desired, CHILD_WRITES_IN_FLIGHT, async (child): Promise<ChildResult> => {
     const id = childId(child);
-    const created = await createFirst(ctx, child, echoIsNews);
+    // The cache of its collection, where it is watched; else (not watched, or not ours, or just
+    // created) the API server: nothing we do not manage is applied over.
+    const watched = ctx.watches.informerOf(child);
+    const cached = watched?.cache.get(objectKey(child)) as KubeJson | undefined;
+    const created = watched && !cached ? await createFirst(ctx, child, echoIsNews) : undefined;
     if (created) return { served: createdOnly(child) ? created : noteRewrites(ctx, owner, child, created, log), applied: true };
-    const live = await liveChild(ctx, child);
+    const live = cached ?? (await ctx.objects.find<KubeJson>(child));
     if (adoptsExisting(child) && !live) return {};
     const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
     if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
@@ -299,22 +303,11 @@ function shardLabelled(ctx: ReconcileContext, child: KubeObject): KubeObject {
  * have been removed since, see serve), nor for one only ever adopted.
  */
 async function createFirst(ctx: ReconcileContext, child: KubeObject, echoIsNews: boolean): Promise<KubeJson | undefined> {
-  const informer = ctx.watches.informerOf(child);
   const id = childId(child);
-  if (!informer || informer.cache.has(objectKey(child)) || adoptsExisting(child) || ctx.budget.wroteRecently(id)) return undefined;
+  if (adoptsExisting(child) || ctx.budget.wroteRecently(id)) return undefined;
   const created = await ctx.watches.write(child, () => createIfAbsent<KubeJson>(ctx.objects, child), { echoIsNews });
   if (created) ctx.budget.spend(id);
   return created;
-}
-
-/**
- * The live object of a child's name: from the child cache, else (it is not one of ours, or not
- * watched, or just created) from the API server, so nothing we do not manage is applied over.
- */
-async function liveChild(ctx: ReconcileContext, child: KubeObject): Promise<KubeJson | undefined> {
-  const cached = ctx.watches.informerOf(child)?.cache.get(objectKey(child));
-  if (cached) return cached as KubeJson;
-  return ctx.objects.find<KubeJson>(child);
 }
 
 /** The kind's own Events about the resource, each recorded once per object. */

@@ -172,7 +172,7 @@ export class KindWatches implements CacheReader {
    * left it (same resourceVersion), queues no owner, whether it comes before the answer or after:
    * the reconcile that wrote it knew all of it already (at 20,000 new objects, half of all
    * reconciles were such echoes), unless its observation read children (`echoIsNews`). Any
-   * other change of the child still queues its owner.
+   * other change of the child still queues its owner. `send` answers undefined when it wrote nothing.
    */
   async write<T extends KubeObject | undefined>(child: KubeObject, send: () => Promise<T>, options: { echoIsNews?: boolean } = {}): Promise<T> {
     if (options.echoIsNews || !this.informerOf(child)) return send();
