@@ -1,6 +1,6 @@
 import type { KubeJson } from '../core/kube-json';
 import { Discovery } from './discovery';
-import { KubeRest } from './rest';
+import { KubeError, KubeRest } from './rest';
 
 /** Any Kubernetes object, as JSON (the one shape, under the name the client's callers know). */
 export type KubeObject = KubeJson;
@@ -35,6 +35,20 @@ export class ObjectClient {
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: this.fieldManager, force: String(options.force ?? true), dryRun: options.dryRun ? 'All' : undefined },
     });
+  }
+
+  /**
+   * Server-side apply to the object with this uid only: never creates one. A uid in the body
+   * makes the API server refuse an apply that finds no object (409), where an apply alone would
+   * make it anew, or another one of that name (422, thrown). Undefined when it is gone.
+   */
+  async applyToExisting<T extends KubeObject>(object: KubeObject, uid: string): Promise<T | undefined> {
+    try {
+      return await this.apply<T>({ ...object, metadata: { ...object.metadata, uid } });
+    } catch (err) {
+      if (err instanceof KubeError && err.code === 409 && !(await this.find(object))) return undefined;
+      throw err;
+    }
   }
 
   /** A POST: fails (409 AlreadyExists) when an object of that name exists. */

@@ -65,6 +65,22 @@ describe('a child marked adopt-existing', () => {
     expect(await read('never-b8c9d')).toBeUndefined();
   });
 
+  it('is written only while it is the object the cache saw: an apply never makes it anew once deleted, nor writes over its replacement', async () => {
+    const earlier = await served.objects.create<KubeJson>(configMap('stale-q4m1z'));
+    const uid = earlier.metadata.uid!;
+    const applied = await served.objects.applyToExisting<KubeJson & { data?: Record<string, string> }>({ ...configMap('stale-q4m1z'), data: { size: '1' } }, uid);
+    expect(applied?.data).toEqual({ size: '1', kept: 'yes' });
+
+    await served.objects.delete(earlier);
+    await eventually('the ConfigMap to be gone', async () => ((await read('stale-q4m1z')) ? undefined : true));
+    expect(await served.objects.applyToExisting({ ...configMap('stale-q4m1z'), data: { size: '2' } }, uid)).toBeUndefined();
+    expect(await read('stale-q4m1z')).toBeUndefined();
+
+    await served.objects.create(configMap('stale-q4m1z'));
+    await expect(served.objects.applyToExisting({ ...configMap('stale-q4m1z'), data: { size: '3' } }, uid)).rejects.toMatchObject({ code: 422, message: expect.stringMatching(/uid/) });
+    expect((await read('stale-q4m1z'))?.data).toEqual({ size: 'old', kept: 'yes' });
+  });
+
   it('is a conflict, left alone, when it is someone else\u2019s: not owned, or controlled by another owner', async () => {
     const other = await served.objects.create<KubeJson>(object('other', 1, 'nobody'));
     const owner = await served.objects.create<KubeJson>(object('strict', 1, 'strict-mine'));
