@@ -15,7 +15,7 @@ import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
 import { OptionSpec } from '../src/runtime/config';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
-import { installCrds, startController } from './setup';
+import { Conversion, installCrds, startController } from './setup';
 import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, increase, forEachLimited, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
 const OPTIONS: OptionSpec[] = [
@@ -44,8 +44,9 @@ export async function main(argv: string[]): Promise<number> {
   const rest = new KubeRest(kc);
   const objects = new ObjectClient(rest, 'cdk8s-operators-bench');
   const controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'copyrators', '--leader-election=false', '--http-port', '0', '--workers', String(workers), '--resync-period', '30s'], join(dir, 'controller.log'));
+  let conversion: Conversion | undefined;
   try {
-    await installCrds(objects);
+    conversion = await installCrds(objects);
     const targets = Array.from({ length: namespaces }, (_, i) => `copy-target-${i}`);
     await objects.apply(namespace(SOURCE_NS));
     await forEachLimited(namespaces, concurrency, (i) => withRetries(() => objects.apply(namespace(targets[i]))).then(() => undefined));
@@ -109,6 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await controller.stop();
+    await conversion?.close();
     await stopControlPlane(join(dir, 'controlplane'));
   }
 }

@@ -24,7 +24,7 @@ import { OptionSpec } from '../src/runtime/config';
 import { REPORTING_CONTROLLER } from '../src/runtime/events';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { startStorageProvisioner, StorageProvisioner } from '../test/support/storage-provisioner';
-import { ControllerChild, installCrds, startController } from './setup';
+import { ControllerChild, Conversion, installCrds, startController } from './setup';
 import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, forEachLimited, increase, processMemory, secondsSince, sleep, table, total, untilSteady, waitUntil, withRetries, WORKERS_OPTION } from './support';
 import { Watched } from './watched';
 
@@ -134,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
   mkdirSync(join(dir, 'controlplane'));
   let provisioner: StorageProvisioner | undefined;
   let controller: ControllerChild | undefined;
+  let conversion: Conversion | undefined;
   try {
     const plane = await startControlPlane(join(dir, 'controlplane'));
     const kc = new k8s.KubeConfig();
@@ -141,7 +142,7 @@ export async function main(argv: string[]): Promise<number> {
     const rest = new KubeRest(kc);
     const objects = new ObjectClient(rest, 'cdk8s-operators-bench');
     const watch = (path: string, what: string, condition: (o: Json) => boolean, where?: string): Watch => ({ what, where, watched: new Watched<Json>(rest, path, condition) });
-    await installCrds(objects);
+    conversion = await installCrds(objects);
     provisioner = await startStorageProvisioner(kc);
     for (const ns of [NS, DIRECT_NS]) {
       await objects.apply(namespace(ns));
@@ -229,6 +230,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await controller?.stop();
     await provisioner?.stop().catch((err: unknown) => log(String(err)));
+    await conversion?.close();
     await stopControlPlane(join(dir, 'controlplane'));
   }
 }

@@ -18,7 +18,7 @@ import { OptionSpec } from '../src/runtime/config';
 import { CONTROLLER_OPTIONS } from '../src/runtime/main';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
-import { ControllerChild, installCrds, startController } from './setup';
+import { ControllerChild, Conversion, installCrds, startController } from './setup';
 import { Watched } from './watched';
 import {
   benchOptions,
@@ -138,6 +138,7 @@ class Bench {
   private rest!: KubeRest;
   private objects!: ObjectClient;
   private provider?: FakeRateProvider;
+  private conversion?: Conversion;
   private readonly controllers: RunningController[] = [];
   private cleaning?: Promise<void>;
   private readonly planeDir: string;
@@ -166,7 +167,7 @@ class Bench {
     kc.loadFromFile(this.plane.kubeconfig);
     this.rest = new KubeRest(kc);
     this.objects = new ObjectClient(this.rest, 'cdk8s-operators-bench');
-    await installCrds(this.objects);
+    this.conversion = await installCrds(this.objects);
     await this.objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     this.provider = await startRateProvider();
     const machine = await this.machine();
@@ -202,6 +203,7 @@ class Bench {
     this.cleaning ??= (async () => {
       for (const c of this.controllers) await c.process.stop().catch((err) => log(`stopping controller ${c.label}: ${err}`));
       await this.provider?.close().catch((err) => log(`closing the rate provider: ${err}`));
+      await this.conversion?.close().catch((err) => log(`closing the conversion webhook: ${err}`));
       await stopControlPlane(this.planeDir).catch((err) => log(`stopping the control plane: ${err}`));
     })();
     return this.cleaning;

@@ -19,7 +19,7 @@ import { SHARD_LABEL } from '../src/runtime/sharding/labels';
 import { shardName } from '../src/runtime/sharding/members';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
-import { ControllerChild, installCrds, startController } from './setup';
+import { ControllerChild, Conversion, installCrds, startController } from './setup';
 import { Watched } from './watched';
 import { benchOptions, fixed, forEachLimited, processMemory, secondsSince, sleep, table, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
@@ -74,7 +74,7 @@ function progress(what: string, watched: Watched<Rate>, start: number): () => vo
 async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number; sharding: boolean }): Promise<RunFigures> {
   const started: ControllerChild[] = [];
   for (let i = 0; i < replicas; i++) {
-    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--conversion-webhook=false', '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
+    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
   }
   const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
@@ -187,12 +187,13 @@ async function main(): Promise<number> {
   process.stdout.write(`bench:sharding: a private control plane in ${planeDir}\n`);
   const plane = await startControlPlane(planeDir);
   const provider = await startRateProvider();
+  let conversion: Conversion | undefined;
   try {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(plane.kubeconfig);
     const rest = new KubeRest(kc);
     const objects = new ObjectClient(rest, 'cdk8s-operators-bench');
-    await installCrds(objects);
+    conversion = await installCrds(objects);
     await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const runs: RunFigures[] = [];
     for (const replicas of replicaCounts) {
@@ -218,6 +219,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await provider.close();
+    await conversion?.close();
     await stopControlPlane(planeDir);
   }
 }

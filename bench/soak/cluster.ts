@@ -2,14 +2,13 @@ import * as k8s from '@kubernetes/client-node';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KINDS } from '../../src/kinds';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, readState, startControlPlane, stopControlPlane } from '../../test/controlplane/controlplane';
 import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
-import { LocalConversion, runConversion, startLocalConversion } from '../../test/support/conversion';
 import { DIST, installCrds, loadYaml } from '../../test/support/manifests';
 import { FakeRateProvider, startRateProvider } from '../../test/support/rate-provider';
+import { Conversion, conversionWebhook } from '../setup';
 
 export const SOAK_FIELD_MANAGER = 'cdk8s-operators-soak';
 /** The soak's namespaces: each kind's objects, CopyratorRule's sources, and a target that never goes. */
@@ -45,7 +44,7 @@ export async function startSoakCluster(): Promise<SoakCluster> {
   }
 }
 
-async function prepare(dir: string, plane: ControlPlaneState, conversion: Pick<LocalConversion, 'close'>): Promise<SoakCluster> {
+async function prepare(dir: string, plane: ControlPlaneState, conversion: Conversion): Promise<SoakCluster> {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
   const rest = new KubeRest(kc);
@@ -71,25 +70,6 @@ async function prepare(dir: string, plane: ControlPlaneState, conversion: Pick<L
       await conversion.close();
       await stopControlPlane(dir);
       if (!keep) rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * The conversion webhook the CRDs point at (installCrds reads where from the environment): the
- * test run's when the soak runs inside one, else one of the soak's own, whose close() also
- * forgets it again.
- */
-async function conversionWebhook(): Promise<Pick<LocalConversion, 'close'>> {
-  if (runConversion()) return { close: async () => undefined };
-  const own = await startLocalConversion(KINDS);
-  process.env.TEST_CONVERSION_URL = own.url;
-  process.env.TEST_CONVERSION_CA_BUNDLE = own.caBundle;
-  return {
-    close: async () => {
-      delete process.env.TEST_CONVERSION_URL;
-      delete process.env.TEST_CONVERSION_CA_BUNDLE;
-      await own.close();
     },
   };
 }
