@@ -25,7 +25,7 @@ import { REPORTING_CONTROLLER } from '../src/runtime/events';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { startStorageProvisioner, StorageProvisioner } from '../test/support/storage-provisioner';
 import { ControllerChild, Conversion, installCrds, startController } from './setup';
-import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, forEachLimited, increase, processMemory, secondsSince, sleep, table, total, untilSteady, waitUntil, withRetries, WORKERS_OPTION } from './support';
+import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, forEachLimited, increase, processMemory, secondsSince, sleep, spread, table, total, untilSteady, waitUntil, withRetries, WORKERS_OPTION } from './support';
 import { Watched } from './watched';
 
 const OPTIONS: OptionSpec[] = [
@@ -41,7 +41,7 @@ const DIRECT_NS = 'bench-direct';
 const SPEC = { name: 'app', 'storage-size': '1Gi', backup: { schedule: '0 3 1 1 *' } };
 const PROGRESS_EVERY_MS = 10_000;
 
-type Json = KubeObject & { metadata: { generation?: number }; spec?: { replicas?: number }; status?: Record<string, unknown> & { observedGeneration?: number; readyReplicas?: number; conditions?: { type: string; status: string }[] } };
+type Json = KubeObject & { metadata: { generation?: number }; spec?: { replicas?: number }; status?: Record<string, unknown> & { observedGeneration?: number; readyReplicas?: number; conditions?: { type: string; status: string; lastTransitionTime?: string }[] } };
 
 const log = (text: string) => process.stderr.write(`[bench:database ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
 const namespace = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -101,6 +101,14 @@ async function untilAllHold(watches: Watch[], count: number, timeoutMs: number, 
   } finally {
     for (const { watched } of watches) watched.stop();
   }
+}
+
+/** Seconds from each Database's creation until its Ready condition turned True (the API server keeps both to the second). */
+function readyAfterCreation(databases: Json[]): number[] {
+  return databases.map((d) => {
+    const ready = d.status?.conditions?.find((c) => c.type === 'Ready');
+    return (Date.parse(String(ready?.lastTransitionTime)) - Date.parse(String(d.metadata.creationTimestamp))) / 1000;
+  });
 }
 
 /**
@@ -184,6 +192,7 @@ export async function main(argv: string[]): Promise<number> {
       () => forEachLimited(databases, concurrency, (i) => withRetries(() => objects.create(database(NS, i))).then(() => undefined)),
       alive,
     );
+    const eachReady = spread(readyAfterCreation((await rest.request<{ items: Json[] }>('GET', `/apis/stable.imaginedata.com/v1/namespaces/${NS}/databases`)).items));
     await untilSteady('the controller to stop writing after the Databases were Ready', 10_000, 180_000, async () => apiWrites(await http.metrics()));
     const after = await http.metrics();
     const requests = increase(byLabel(after, 'cdk8s_operators_api_requests_total', 'method'), byLabel(before, 'cdk8s_operators_api_requests_total', 'method'));
@@ -212,6 +221,7 @@ export async function main(argv: string[]): Promise<number> {
           ['G  the same until their StatefulSets are ready and Jobs done', `${fixed(direct.allS)} s`, '', 'the cluster\u2019s own pace (scheduler, kwok, provisioner)'],
           ['G  Databases created (POSTs returned)', `${fixed(converged.workS)} s`],
           ['G  Databases until all Ready', `${fixed(converged.allS)} s`, `${fixed(databases / converged.allS, 1)}/s`, `ratio ${fixed(converged.allS / direct.workS)}x to direct creates, ${fixed(converged.allS / direct.allS)}x to direct until ready`],
+          ['G  each Database, created until Ready', `median ${eachReady.median} s`, `min ${eachReady.min} s, max ${eachReady.max} s`, 'whole seconds: creationTimestamp to its Ready condition\u2019s lastTransitionTime'],
           ['H  API requests per Database converging', fixed(requestsPerDb, 2), perDb.join(', '), `${fixed(convergeReconciles / databases, 1)} reconciles per Database`],
           [
             'H  API writes per Database converging',
