@@ -15,7 +15,8 @@ import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
 import { OptionSpec } from '../src/runtime/config';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
-import { Conversion, installCrds, startController } from './setup';
+import { startController } from '../test/support/controller-process';
+import { Conversion, installCrds } from './setup';
 import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, increase, forEachLimited, processMemory, secondsSince, sleep, table, total, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
 const OPTIONS: OptionSpec[] = [

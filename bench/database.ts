@@ -24,7 +24,8 @@ import { OptionSpec } from '../src/runtime/config';
 import { REPORTING_CONTROLLER } from '../src/runtime/events';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { startStorageProvisioner, StorageProvisioner } from '../test/support/storage-provisioner';
-import { ControllerChild, Conversion, installCrds, startController } from './setup';
+import { ControllerProcess, startController } from '../test/support/controller-process';
+import { Conversion, installCrds } from './setup';
 import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, forEachLimited, increase, processMemory, secondsSince, sleep, spread, table, total, untilSteady, waitUntil, withRetries, WORKERS_OPTION } from './support';
 import { Watched } from './watched';
 
@@ -141,7 +142,7 @@ export async function main(argv: string[]): Promise<number> {
   log(`working in ${dir}`);
   mkdirSync(join(dir, 'controlplane'));
   let provisioner: StorageProvisioner | undefined;
-  let controller: ControllerChild | undefined;
+  let controller: ControllerProcess | undefined;
   let conversion: Conversion | undefined;
   try {
     const plane = await startControlPlane(join(dir, 'controlplane'));

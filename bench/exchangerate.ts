@@ -18,7 +18,8 @@ import { OptionSpec } from '../src/runtime/config';
 import { CONTROLLER_OPTIONS } from '../src/runtime/main';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
-import { ControllerChild, Conversion, installCrds, startController } from './setup';
+import { ControllerProcess, startController } from '../test/support/controller-process';
+import { Conversion, installCrds } from './setup';
 import { Watched } from './watched';
 import {
   benchOptions,
@@ -80,7 +81,7 @@ type ExchangeRate = KubeObject & {
 
 interface RunningController {
   readonly label: string;
-  readonly process: ControllerChild;
+  readonly process: ControllerProcess;
   readonly args: string[];
   readonly port: number;
   metrics(): Promise<Sample[]>;

@@ -19,7 +19,8 @@ import { SHARD_LABEL } from '../src/runtime/sharding/labels';
 import { shardName } from '../src/runtime/sharding/members';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
-import { ControllerChild, Conversion, installCrds, startController } from './setup';
+import { ControllerProcess, startController } from '../test/support/controller-process';
+import { Conversion, installCrds } from './setup';
 import { Watched } from './watched';
 import { benchOptions, fixed, forEachLimited, processMemory, secondsSince, sleep, table, waitUntil, withRetries, WORKERS_OPTION } from './support';
 
@@ -72,7 +73,7 @@ function progress(what: string, watched: Watched<Rate>, start: number): () => vo
 }
 
 async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number; sharding: boolean }): Promise<RunFigures> {
-  const started: ControllerChild[] = [];
+  const started: ControllerProcess[] = [];
   for (let i = 0; i < replicas; i++) {
     const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));

@@ -210,13 +210,11 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     if (heldMs > 0) return held(ctx, owner, child, live, log, heldMs);
     ctx.budget.spend(id);
     if (!live && createdOnly(child)) return { served: await ctx.watches.write(child, () => ctx.objects.create<KubeJson>(child), { echoIsNews }), applied: true };
-    if (adopted) {
-      // The cache may still hold it after someone deleted it: an apply alone would make it anew.
-      const result = await ctx.watches.write(child, () => ctx.objects.applyToExisting<KubeJson>(child, live.metadata.uid!), { echoIsNews });
-      return result ? { served: noteRewrites(ctx, owner, child, result, log), applied: true } : {};
-    }
-    const result = await ctx.watches.write(child, () => applyOverCreate<KubeJson>(ctx.objects, child), { echoIsNews });
-    return { served: noteRewrites(ctx, owner, child, result, log), applied: true };
+    // An adopted child the cache still holds after someone deleted it must not be made anew:
+    // its apply names the uid, and finds nothing (undefined) once it is gone.
+    const send = adopted ? () => ctx.objects.applyToExisting<KubeJson>(child, live.metadata.uid!) : () => applyOverCreate<KubeJson>(ctx.objects, child);
+    const result = await ctx.watches.write(child, send, { echoIsNews });
+    return result ? { served: noteRewrites(ctx, owner, child, result, log), applied: true } : {};
   });
   const outdated = results.find((r) => r.outdated)?.outdated;
   if (outdated) return { outdated };
