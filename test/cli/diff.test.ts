@@ -9,6 +9,7 @@ import { ControllerProcess, startController } from '../support/controller-proces
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { KINDS_LISTED } from '../support/kinds';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
+import { mayDo } from '../support/tenancy';
 
 // `cdk8s-operators diff` as a reviewer runs it, against the test control plane with the real
 // controller serving this file's namespace, so that "no change" means what the controller did.
@@ -155,17 +156,17 @@ describe('cdk8s-operators diff against a live cluster', () => {
   it('works with an identity that may only read (the view role)', async () => {
     const viewer = 'diff-viewer';
     await objects.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: viewer, namespace: ns } });
-    // view is system:aggregate-to-view plus the bundle's role for our kinds, which a real cluster
-    // aggregates into it; this control plane runs no aggregation controller, so bind both parts.
+    // The built-in view role, which gains our kinds when the bundle's role is aggregated into it.
     for (const role of loadYaml(join(DIST, '1-operator.k8s.yaml')).filter((o) => o.kind === 'ClusterRole' && o.metadata.name === 'cdk8s-operators:view')) await objects.apply(role);
-    const bindings = ['system:aggregate-to-view', 'cdk8s-operators:view'].map((role) => ({
+    const bindings = [{
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
-      metadata: { name: `${ns}-viewer-${role.replace(/:/g, '-')}` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      metadata: { name: `${ns}-viewer-view` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       subjects: [{ kind: 'ServiceAccount', name: viewer, namespace: ns }],
-    }));
+    }];
     for (const binding of bindings) await objects.apply(binding);
+    await eventually('the view role to gain ExchangeRates (ClusterRole aggregation)', async () => (await mayDo(objects, `system:serviceaccount:${ns}:${viewer}`, 'list', 'operators.brennerm.github.io', 'exchangerates', ns)) || undefined);
     try {
       const { status } = await objects.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${viewer}/token`, {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
