@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiEndpoint, apiRequest } from './api';
 import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
@@ -62,9 +63,14 @@ export function startWatchdog(processes: readonly ManagedProcess[], parent = pro
   spawn(process.execPath, [join(repoRoot(), 'lib', 'test', 'controlplane', 'watchdog.js'), String(parent), JSON.stringify(processes)], { detached: true, stdio: 'ignore' }).unref();
 }
 
-/** Builds the binaries if needed (cached outside the repo) and returns their directory. */
+/**
+ * Builds the binaries if needed (cached outside the repo) and returns their directory. Under a
+ * lock: test runs started together on a new machine wait for one build rather than each
+ * compiling its own (seven at once took the cores for half an hour).
+ */
 export function controlPlaneBinaries(): string {
-  const output = execFileSync('bash', [join(repoRoot(), 'test', 'controlplane', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const lock = join(tmpdir(), `cdk8s-operators-controlplane-build-${process.getuid?.() ?? 0}.lock`);
+  const output = execFileSync('flock', [lock, 'bash', join(repoRoot(), 'test', 'controlplane', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return output.trim().split('\n').at(-1)!;
 }
 
