@@ -128,7 +128,9 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
     let user = actor.user;
     try {
       // A token names no one until the API server says whose it is.
-      [listing, user] = await Promise.all([new GuitarApi(actor.rest).list(options.namespaces), actor.token ? whoAmI(actor.rest) : user]);
+      // The name is a courtesy: only a refused token stops the page.
+      const name = actor.token ? whoAmI(actor.rest).catch((err: unknown) => (isUnauthenticated(err) ? Promise.reject(err) : undefined)) : user;
+      [listing, user] = await Promise.all([new GuitarApi(actor.rest).list(options.namespaces), name]);
     } catch (err) {
       return sendUiError(reply, err);
     }
@@ -156,8 +158,9 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
     if (!DNS_LABEL.test(form.namespace)) {
       return refuse({ status: 400, message: 'The namespace is not valid.', fields: { namespace: 'namespace: expected a namespace name (lowercase letters, digits and -, at most 63 characters)' } });
     }
+    const api = apiFor(req);
     try {
-      await apiFor(req).create(form.namespace, form.name, form.brand);
+      await api.create(form.namespace, form.name, form.brand);
     } catch (err) {
       if (options.auth.mode === 'token' && isUnauthenticated(err)) return sendUiError(reply, err);
       const error = toUiError(err);
@@ -171,8 +174,9 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
   app.get('/guitars/:namespace/:name/delete', async (req, reply) => {
     const { namespace, name } = req.params as { namespace: string; name: string };
     checkNamespace(namespace);
+    const api = apiFor(req);
     try {
-      const guitar = await apiFor(req).get(namespace, name);
+      const guitar = await api.get(namespace, name);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmDeletePage(guitar, reply.generateCsrf()));
     } catch (err) {
       return sendUiError(reply, err);
@@ -182,8 +186,9 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
   app.post('/guitars/:namespace/:name/delete', guarded, async (req, reply) => {
     const { namespace, name } = req.params as { namespace: string; name: string };
     checkNamespace(namespace);
+    const api = apiFor(req);
     try {
-      await apiFor(req).delete(namespace, name);
+      await api.delete(namespace, name);
     } catch (err) {
       return sendUiError(reply, err);
     }
@@ -209,6 +214,11 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
         return sendUiError(reply, err);
       }
       const readable = options.namespaces.filter((ns) => !listing.forbidden.includes(ns));
+      // (No namespace at all would mean a watch of every namespace.)
+      if (options.namespaces.length && !readable.length) {
+        place.release();
+        return reply.code(403).type('text/plain; charset=utf-8').send(`You may not list guitars in ${options.namespaces.join(', ')}.`);
+      }
       feed = new GuitarFeed(actor.rest, readable, log.child({ component: 'feed', user: actor.user })).start();
     }
     const own = feed !== sharedFeed;

@@ -106,6 +106,8 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   if (response?.status() !== 200) throw new Error(`the login page answered ${response?.status()}`);
   await page.fill('#token', token);
   await Promise.all([page.waitForURL(`${url}/`), page.click('button[type=submit]')]);
+  const heading = await page.locator('h1').textContent();
+  if (heading !== 'Guitars') throw new Error(`signing in led to "${heading}", not the guitars: ${await page.locator('[role=alert]').allTextContents()}`);
 }
 
 export async function deleteClusterRbac(objects: ObjectClient, namespace: string, name: string): Promise<void> {

@@ -137,7 +137,8 @@ describe('the guitar web UI with users\u2019 own tokens (the default)', () => {
   });
 
   it('caps live pages per user and in all, with 429', async () => {
-    const other = await tokenFor(objects, mine, 'default');
+    await namespaceEditor(objects, mine, 'second');
+    const other = await tokenFor(objects, mine, 'second');
     const first = await openStream(ui.url, bearer(token));
     const second = await openStream(ui.url, bearer(token));
     expect([first.status, second.status]).toEqual([200, 200]);
