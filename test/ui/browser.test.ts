@@ -78,7 +78,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'tele');
     await page.fill('#brand', 'Fender');
-    await Promise.all([page.waitForURL(/created=/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/created=/), page.click('#add-form button[type=submit]')]);
     await expect(page.locator('.notice.info').textContent()).resolves.toContain(`Guitar ${ns}/tele added`);
     // Mark this document: a reload would lose the mark.
     await page.evaluate("window.mark = 'same page'");
@@ -95,7 +95,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'Bad_Name');
     await page.fill('#brand', 'Fender');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(response.status()).toBe(400);
     await expect(page.locator('#name-error').textContent()).resolves.toMatch(/metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
     expect(await page.inputValue('#name')).toBe('Bad_Name');
@@ -103,7 +103,7 @@ describe('the guitar web UI in Chromium', () => {
 
     await page.fill('#name', 'blank-brand');
     await page.fill('#brand', '   ');
-    const [second] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [second] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(second.status()).toBe(400);
     await expect(page.locator('#brand-error').textContent()).resolves.toMatch(/spec\.brand/);
     expect(await page.inputValue('#name')).toBe('blank-brand');
@@ -114,7 +114,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'les-paul');
     await page.fill('#brand', 'Epiphone');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(response.status()).toBe(409);
     await expect(page.locator('#name-error').textContent()).resolves.toContain('already exists');
   });
@@ -205,7 +205,7 @@ describe('the guitar web UI in Chromium', () => {
       await signIn(p, ui.url, token);
       await p.fill('#name', 'no-script');
       await p.fill('#brand', 'Washburn');
-      await Promise.all([p.waitForURL(/created=/), p.click('button[type=submit]')]);
+      await Promise.all([p.waitForURL(/created=/), p.click('#add-form button[type=submit]')]);
       await p.locator('#guitars th:text-is("no-script")').waitFor();
       await eventually('the review to be written', async () => ((await objects.get<KubeObject & { status?: { verdict?: string } }>(guitar('no-script', ''))).status?.verdict ? true : undefined));
       await p.reload();
@@ -231,6 +231,7 @@ describe('the guitar web UI without its API server', () => {
     writeFileSync(kubeconfig, kc.exportConfig());
     const offline = await startUi(['--kubeconfig', kubeconfig, '--namespace', ns], join(dir, 'ui-offline.log'));
     try {
+      // The browser sends its login cookie here too (a cookie is for the host, whatever the port).
       const response = await page.goto(offline.url);
       expect(response!.status()).toBe(502);
       await expect(page.locator('[role=alert]').textContent()).resolves.toContain('could not be reached');

@@ -112,7 +112,7 @@ describe('the guitar web UI acting as each user', () => {
     }
     // Its ServiceAccount may impersonate the listed users only, whatever the UI's code does.
     const own = await loadKubeConnection({ kubeconfig }, {});
-    await expect(new KubeRest(withHeaders(own, { 'Impersonate-User': 'mallory' })).request('GET', `/apis/kool.karmalabs.local/v1/namespaces/${team}/guitars`)).rejects.toThrow(/HTTP 403[\s\S]*"mallory" is forbidden[\s\S]*cannot impersonate resource "users"/);
+    await expect(new KubeRest(withHeaders(own, { 'Impersonate-User': 'mallory' })).request('GET', `/apis/kool.karmalabs.local/v1/namespaces/${team}/guitars`)).rejects.toThrow(/HTTP 403: .* cannot impersonate/);
   });
 
   it('shows each user only the namespaces their RBAC lets them list', async () => {

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     await signIn(page, ui.url, token);
     await page.fill('#name', 'Bad Name');
     await page.fill('#brand', 'Ibanez');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     mkdirSync(join(out, '..'), { recursive: true });
     await page.screenshot({ path: out, fullPage: true });
     console.log(`wrote ${out}`);
