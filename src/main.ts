@@ -115,7 +115,7 @@ export interface AppOptions {
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
 function companions(variant: OperatorVariant): Companion[] {
-  return variant.ui && variant.kinds.includes(guitarKind) ? [(bundle, where) => new GuitarUi(bundle, 'ui', where)] : [];
+  return variant.ui && variant.kinds.includes(guitarKind) ? [(bundle, where) => new GuitarUi(bundle, 'ui', { ...variant.uiOptions, ...where })] : [];
 }
 
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */

@@ -21,21 +21,28 @@ export interface LoadOptions {
   readonly kubeconfig?: string;
   /** For tests: where the in-cluster token and CA are. */
   readonly serviceAccountDir?: string;
+  /**
+   * Only the server and its CA, no credentials of the process's own: every request then carries
+   * a caller's (e.g. a web UI forwarding each user's bearer token), so nothing it sends acts as
+   * the process. In a Pod, only ca.crt need be mounted.
+   */
+  readonly anonymous?: boolean;
 }
 
 export async function loadKubeConnection(options: LoadOptions, env: NodeJS.ProcessEnv): Promise<KubeConnection> {
-  if (options.kubeconfig) return fromKubeconfigFiles([options.kubeconfig], true);
-  if (env.KUBERNETES_SERVICE_HOST) return inCluster(env, options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
+  const anonymous = options.anonymous ?? false;
+  if (options.kubeconfig) return fromKubeconfigFiles([options.kubeconfig], true, anonymous);
+  if (env.KUBERNETES_SERVICE_HOST) return inCluster(env, options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR, anonymous);
   const files = env.KUBECONFIG ? env.KUBECONFIG.split(':').filter(Boolean) : [join(homedir(), '.kube', 'config')];
-  return fromKubeconfigFiles(files, false);
+  return fromKubeconfigFiles(files, false, anonymous);
 }
 
-function inCluster(env: NodeJS.ProcessEnv, dir: string): KubeConnection {
+function inCluster(env: NodeJS.ProcessEnv, dir: string, anonymous: boolean): KubeConnection {
   const host = env.KUBERNETES_SERVICE_HOST!;
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const ca = readFile(join(dir, 'ca.crt'), 'the in-cluster CA');
-  return tlsConnection(server, { ca }, tokenFile(join(dir, 'token')));
+  return tlsConnection(server, { ca }, anonymous ? async () => ({}) : tokenFile(join(dir, 'token')));
 }
 
 interface ClusterEntry {
@@ -69,7 +76,7 @@ type Located<T> = T & { readonly from: string };
  * The files merged as kubectl merges $KUBECONFIG: the first file to name a context, cluster or
  * user wins, and the first current-context set wins.
  */
-async function fromKubeconfigFiles(files: readonly string[], explicit: boolean): Promise<KubeConnection> {
+async function fromKubeconfigFiles(files: readonly string[], explicit: boolean, anonymous: boolean): Promise<KubeConnection> {
   let currentContext: string | undefined;
   const contexts = new Map<string, Located<{ cluster?: string; user?: string }>>();
   const clusters = new Map<string, Located<ClusterEntry>>();
@@ -108,8 +115,10 @@ async function fromKubeconfigFiles(files: readonly string[], explicit: boolean):
   if (!context) throw new UserError(`the kubeconfig ${where}: current-context "${currentContext}" is not among its contexts`);
   const cluster = context.cluster ? clusters.get(context.cluster) : undefined;
   if (!cluster?.server) throw new UserError(`the kubeconfig ${where}: context "${currentContext}" names no cluster with a server`);
-  const user: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
+  const named: Located<UserEntry> = (context.user ? users.get(context.user) : undefined) ?? { from: cluster.from };
+  const user: Located<UserEntry> = anonymous ? { from: named.from } : named;
 
+  if (anonymous && cluster['proxy-url']) throw new UserError(`the kubeconfig ${where}: proxy-url is not supported without credentials of its own`);
   // Credentials that run code or need a proxy: client-node's job, as before.
   if (user.exec || user['auth-provider'] || cluster['proxy-url']) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

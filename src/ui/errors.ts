@@ -1,5 +1,15 @@
 import { KubeError } from '../kube/rest';
 
+/** An answer other than 200, with a sentence for the page. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Form fields an API server error can point at, by the object field it names. */
 const FIELD_OF: Record<string, FormField> = { 'metadata.name': 'name', 'metadata.namespace': 'namespace', 'spec.brand': 'brand', 'spec': 'brand' };
 export type FormField = 'name' | 'namespace' | 'brand';
@@ -44,6 +54,7 @@ export function toUiError(err: unknown): UiError {
       return { status: 400, message: `The API server refused the guitar: ${unplaced.length ? unplaced.join('; ') : 'see the fields marked below.'}`, fields };
     }
     case 401:
+      // The user's own token is handled before this (the login page); what is left is the UI's.
       return { status: 502, message: 'The API server did not accept the UI\u2019s own credentials.', fields: {} };
     case 403:
       return { status: 403, message: `Not allowed: ${message}`, fields: {} };

@@ -24,6 +24,8 @@ export interface ListPage {
   /** A sentence at the top: what just happened, or what went wrong. */
   readonly notice?: { kind: 'info' | 'error'; text: string };
   readonly user?: string;
+  /** The user signed in with the login form, so may sign out here (a proxy's sign-in is the proxy's). */
+  readonly signOut?: boolean;
 }
 
 function layout(title: string, body: Html): string {
@@ -100,6 +102,7 @@ export function listPage(page: ListPage): string {
     'Guitars',
     html`<h1>Guitars</h1>
 ${page.user ? html`<p class="user">Signed in as <strong>${page.user}</strong>.</p>` : html``}
+${page.signOut ? html`<form method="post" action="/logout" class="sign-out"><input type="hidden" name="_csrf" value="${page.csrfToken}"><button type="submit" class="button">Sign out</button></form>` : html``}
 ${notice}${forbidden}
 <section aria-labelledby="list-heading">
 <h2 id="list-heading">Reviewed guitars</h2>
@@ -148,6 +151,26 @@ export function confirmDeletePage(guitar: GuitarObject, csrfToken: string): stri
   );
 }
 
+/**
+ * Sign-in with a Kubernetes bearer token, as Kubernetes Dashboard's: the UI keeps it in an
+ * HttpOnly cookie and sends it with each request to the API server, which decides.
+ */
+export function loginPage(csrfToken: string, message: string, error?: string): string {
+  return layout(
+    'Sign in',
+    html`<h1>Sign in</h1>
+<p${error ? html` class="notice error" role="alert"` : html``}>${message}</p>
+<form method="post" action="/login" id="login-form" novalidate>
+<input type="hidden" name="_csrf" value="${csrfToken}">
+<div class="field"><label for="token">Bearer token</label>
+<input id="token" name="token" type="password" required autocomplete="off" spellcheck="false"${error ? html` aria-invalid="true" aria-describedby="token-error"` : html``}>
+${error ? html`<p class="field-error" id="token-error">${error}</p>` : html``}</div>
+<button type="submit">Sign in</button>
+</form>
+<p>Your token decides what you may see and change: the UI sends it to the Kubernetes API server with each request and keeps it only in a cookie of this browser. <code>kubectl create token &lt;service-account&gt; -n &lt;namespace&gt;</code> makes one for a ServiceAccount.</p>`,
+  );
+}
+
 export function errorPage(status: number, message: string): string {
   return layout(
     `Error ${status}`,
@@ -159,8 +182,10 @@ export function errorPage(status: number, message: string): string {
 
 const TITLES: Record<number, string> = {
   400: 'The request was not valid',
+  401: 'Not signed in',
   403: 'Not allowed',
   404: 'Not found',
   409: 'Conflict',
+  429: 'Too many live pages',
   502: 'The Kubernetes API server is unavailable',
 };

@@ -7,30 +7,25 @@ import { ServerResponse } from 'node:http';
 import { Logger } from '../runtime/log';
 import { Identities } from './acting-as';
 import { APP_JS, STYLE_CSS } from './assets';
-import { toUiError, UiError } from './errors';
+import { Actor, Authenticator, isUnauthenticated, LoginRequired, TOKEN_COOKIE, TOKEN_PATTERN, UiAuth, whoAmI } from './auth';
+import { HttpError, toUiError, UiError } from './errors';
 import { GuitarApi } from './guitars';
 import { GuitarFeed, streamRows } from './live';
-import { confirmDeletePage, EMPTY_FORM, errorPage, FormState, listPage } from './page';
+import { confirmDeletePage, EMPTY_FORM, errorPage, FormState, listPage, loginPage } from './page';
+import { StreamLimits } from './stream-limits';
 
 export interface UiServerOptions {
   /** Namespaces the UI shows and writes to; empty means all. */
   readonly namespaces: readonly string[];
-  /** Act as the user this request header names (set by an authenticating proxy); without it, as the UI's own identity. */
-  readonly userHeader?: string;
+  /** With whose rights each request runs. */
+  readonly auth: UiAuth;
   /** Believe X-Forwarded-Proto and -Host from a proxy in front: the cookie gets Secure behind TLS, and the same-origin check compares with the public host. */
   readonly trustProxy?: boolean;
   /** How often an open page gets its rows again although nothing changed (ages move on; proxies see traffic). */
   readonly heartbeatMs?: number;
-}
-
-/** An answer other than 200, with a sentence for the page. */
-class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
+  /** Open live-update streams: in all, and per user. @default 200 and 5 */
+  readonly maxStreams?: number;
+  readonly maxStreamsPerUser?: number;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -46,17 +41,22 @@ const CSP = {
   baseUri: ["'none'"],
 };
 
+/** How long the login cookie lasts: a working day; the token itself may expire sooner. */
+const TOKEN_COOKIE_SECONDS = 8 * 3600;
+
 /**
  * The guitar web UI: the list (live over server-sent events), the add form and the delete
- * confirmation, acting with the UI's own ServiceAccount or, with `userHeader`, as the user
- * an authenticating proxy names.
+ * confirmation, acting with each user's own token (the default), as a user a verified proxy
+ * names, or with the UI's own ServiceAccount (see auth.ts).
  */
 export async function buildUiServer(identities: Identities, options: UiServerOptions, log: Logger): Promise<{ app: FastifyInstance; ready: () => boolean }> {
   // Open pages hold keep-alive and event-stream connections: a shutdown closes them rather than waiting.
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024, forceCloseConnections: true, trustProxy: options.trustProxy ?? false });
   const streams = new Set<ServerResponse>();
+  const limits = new StreamLimits(options.maxStreams ?? 200, options.maxStreamsPerUser ?? 5);
+  const authenticator = new Authenticator(options.auth, identities);
   // With its own identity the UI needs one watch for every open page; a user's page watches as that user.
-  const sharedFeed = options.userHeader ? undefined : new GuitarFeed(identities.restFor(undefined), options.namespaces, log.child({ component: 'feed' })).start();
+  const sharedFeed = options.auth.mode === 'service-account' ? new GuitarFeed(identities.restFor(undefined), options.namespaces, log.child({ component: 'feed' })).start() : undefined;
 
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
@@ -68,17 +68,8 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
     for (const stream of streams) stream.end();
   });
 
-  const userOf = (req: FastifyRequest): string | undefined => {
-    if (!options.userHeader) return undefined;
-    const value = req.headers[options.userHeader.toLowerCase()];
-    if (typeof value !== 'string' || !value.trim()) {
-      throw new HttpError(403, `This UI acts as the user its authenticating proxy names in the ${options.userHeader} header, and this request came without one.`);
-    }
-    // The system: names are the cluster's own components and service accounts, never a person behind the proxy.
-    if (value.trim().startsWith('system:')) throw new HttpError(403, 'This UI does not act as a system: identity.');
-    return value.trim();
-  };
-  const apiFor = (req: FastifyRequest) => new GuitarApi(identities.restFor(userOf(req)));
+  const actorOf = (req: FastifyRequest): Actor => authenticator.actorFor(req);
+  const apiFor = (req: FastifyRequest) => new GuitarApi(actorOf(req).rest);
   const checkNamespace = (ns: string) => {
     if (options.namespaces.length && !options.namespaces.includes(ns)) throw new HttpError(403, `This UI manages guitars in ${options.namespaces.join(', ')} only, not in ${ns}.`);
   };
@@ -98,7 +89,22 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
   };
   const guarded = { preHandler: [sameOrigin, app.csrfProtection] };
 
+  // No token, or one the API server no longer accepts: the login page, and a stale cookie is dropped.
+  const sendLogin = (reply: FastifyReply, status: number, message: string, error?: string) => {
+    if (status === 401 && options.auth.mode === 'token') void reply.clearCookie(TOKEN_COOKIE, { path: '/' });
+    return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(loginPage(reply.generateCsrf(), message, error));
+  };
+  const sendUiError = (reply: FastifyReply, err: unknown) => {
+    if (options.auth.mode === 'token' && isUnauthenticated(err)) return sendLogin(reply, 401, 'The API server did not accept your token (it may have expired). Sign in again.');
+    const error: UiError = toUiError(err);
+    return reply.code(error.status).type('text/html; charset=utf-8').send(errorPage(error.status, error.message));
+  };
+
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof LoginRequired) {
+      if (req.url.startsWith('/events')) return void reply.code(401).type('text/plain; charset=utf-8').send(err.message);
+      return void sendLogin(reply, 401, err.message);
+    }
     let status = err.statusCode ?? 500;
     let message = err.message;
     if (err.code?.startsWith('FST_CSRF_')) message = 'The form had no valid security token (it may be from an old page or another site). Reload the page and try again.';
@@ -111,23 +117,24 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
   });
   app.setNotFoundHandler((_req, reply) => void reply.code(404).type('text/html; charset=utf-8').send(errorPage(404, 'There is no such page.')));
 
-  const sendUiError = (reply: FastifyReply, error: UiError) => reply.code(error.status).type('text/html; charset=utf-8').send(errorPage(error.status, error.message));
-
   app.get('/healthz', async () => 'ok');
   app.get('/readyz', async (_req, reply) => (ready() ? 'ok' : reply.code(503).send('not ready')));
   app.get('/static/style.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(STYLE_CSS));
   app.get('/static/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(APP_JS));
 
   const renderList = async (req: FastifyRequest, reply: FastifyReply, status: number, form: FormState, notice?: { kind: 'info' | 'error'; text: string }) => {
-    const user = userOf(req);
-    const api = apiFor(req);
+    const actor = actorOf(req);
     let listing;
+    let user = actor.user;
     try {
-      listing = await api.list(options.namespaces);
+      // A token names no one until the API server says whose it is.
+      // The name is a courtesy: only a refused token stops the page.
+      const name = actor.token ? whoAmI(actor.rest).catch((err: unknown) => (isUnauthenticated(err) ? Promise.reject(err) : undefined)) : user;
+      [listing, user] = await Promise.all([new GuitarApi(actor.rest).list(options.namespaces), name]);
     } catch (err) {
-      return sendUiError(reply, toUiError(err));
+      return sendUiError(reply, err);
     }
-    const page = listPage({ ...listing, namespaces: options.namespaces, csrfToken: reply.generateCsrf(), form, notice, user });
+    const page = listPage({ ...listing, namespaces: options.namespaces, csrfToken: reply.generateCsrf(), form, notice, user, signOut: actor.token === 'cookie' });
     return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
   };
 
@@ -151,56 +158,104 @@ export async function buildUiServer(identities: Identities, options: UiServerOpt
     if (!DNS_LABEL.test(form.namespace)) {
       return refuse({ status: 400, message: 'The namespace is not valid.', fields: { namespace: 'namespace: expected a namespace name (lowercase letters, digits and -, at most 63 characters)' } });
     }
+    const api = apiFor(req);
     try {
-      await apiFor(req).create(form.namespace, form.name, form.brand);
+      await api.create(form.namespace, form.name, form.brand);
     } catch (err) {
+      if (options.auth.mode === 'token' && isUnauthenticated(err)) return sendUiError(reply, err);
       const error = toUiError(err);
       log.info('a guitar was refused', { namespace: form.namespace, name: form.name, status: error.status });
       return refuse(error);
     }
-    log.info('guitar created', { namespace: form.namespace, name: form.name, user: userOf(req) });
+    log.info('guitar created', { namespace: form.namespace, name: form.name, user: actorOf(req).user });
     return reply.redirect(`/?created=${encodeURIComponent(`${form.namespace}/${form.name}`)}`, 303);
   });
 
   app.get('/guitars/:namespace/:name/delete', async (req, reply) => {
     const { namespace, name } = req.params as { namespace: string; name: string };
     checkNamespace(namespace);
+    const api = apiFor(req);
     try {
-      const guitar = await apiFor(req).get(namespace, name);
+      const guitar = await api.get(namespace, name);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmDeletePage(guitar, reply.generateCsrf()));
     } catch (err) {
-      return sendUiError(reply, toUiError(err));
+      return sendUiError(reply, err);
     }
   });
 
   app.post('/guitars/:namespace/:name/delete', guarded, async (req, reply) => {
     const { namespace, name } = req.params as { namespace: string; name: string };
     checkNamespace(namespace);
+    const api = apiFor(req);
     try {
-      await apiFor(req).delete(namespace, name);
+      await api.delete(namespace, name);
     } catch (err) {
-      return sendUiError(reply, toUiError(err));
+      return sendUiError(reply, err);
     }
-    log.info('guitar deleted', { namespace, name, user: userOf(req) });
+    log.info('guitar deleted', { namespace, name, user: actorOf(req).user });
     return reply.redirect(`/?deleted=${encodeURIComponent(`${namespace}/${name}`)}`, 303);
   });
 
   app.get('/events', async (req, reply) => {
-    const user = userOf(req);
+    const actor = actorOf(req);
+    const place = limits.acquire(actor.key);
+    if ('refused' in place) {
+      log.info('a live page was refused', { user: actor.user, open: streams.size });
+      return reply.code(429).header('retry-after', '30').type('text/plain; charset=utf-8').send(place.refused);
+    }
     let feed = sharedFeed;
     if (!feed) {
       // Watch only where the user may list, so a forbidden namespace is not retried forever.
       let listing;
       try {
-        listing = await apiFor(req).list(options.namespaces);
+        listing = await new GuitarApi(actor.rest).list(options.namespaces);
       } catch (err) {
-        return sendUiError(reply, toUiError(err));
+        place.release();
+        return sendUiError(reply, err);
       }
       const readable = options.namespaces.filter((ns) => !listing.forbidden.includes(ns));
-      feed = new GuitarFeed(identities.restFor(user), readable, log.child({ component: 'feed', user })).start();
+      // (No namespace at all would mean a watch of every namespace.)
+      if (options.namespaces.length && !readable.length) {
+        place.release();
+        return reply.code(403).type('text/plain; charset=utf-8').send(`You may not list guitars in ${options.namespaces.join(', ')}.`);
+      }
+      feed = new GuitarFeed(actor.rest, readable, log.child({ component: 'feed', user: actor.user })).start();
     }
     const own = feed !== sharedFeed;
-    streamRows(req, reply, feed, { heartbeatMs: options.heartbeatMs ?? 30_000, open: streams, onClose: () => own && feed.stop() });
+    streamRows(req, reply, feed, {
+      heartbeatMs: options.heartbeatMs ?? 30_000,
+      open: streams,
+      onClose: () => {
+        place.release();
+        if (own) feed.stop();
+      },
+    });
+  });
+
+  const tokenMode = async () => {
+    if (options.auth.mode !== 'token') throw new HttpError(404, 'This UI signs in through its authenticating proxy, or not at all.');
+  };
+  app.get('/login', { preHandler: tokenMode }, async (_req, reply) => sendLogin(reply, 200, 'Sign in with a Kubernetes bearer token to see and change guitars.'));
+
+  app.post('/login', { preHandler: [tokenMode, ...guarded.preHandler] }, async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    if (!TOKEN_PATTERN.test(token)) return sendLogin(reply, 400, 'The token is not valid.', 'token: expected a bearer token (printable characters without spaces, at most 4096)');
+    let user;
+    try {
+      user = await whoAmI(identities.restWithToken(token));
+    } catch (err) {
+      if (isUnauthenticated(err)) return sendLogin(reply, 401, 'The API server did not accept this token.', 'token: not accepted by the Kubernetes API server (unknown or expired)');
+      return sendUiError(reply, err);
+    }
+    log.info('signed in', { user });
+    void reply.setCookie(TOKEN_COOKIE, token, { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: TOKEN_COOKIE_SECONDS });
+    return reply.redirect('/', 303);
+  });
+
+  app.post('/logout', guarded, async (_req, reply) => {
+    void reply.clearCookie(TOKEN_COOKIE, { path: '/' });
+    return reply.redirect('/login', 303);
   });
 
   const ready = () => sharedFeed?.synced ?? true;

@@ -9,7 +9,8 @@ import { KINDS } from '../../src/kinds';
 import { DIST, loadYaml } from '../support/manifests';
 import { CHART, helm, helmTemplate } from './helm';
 import { App } from 'cdk8s';
-import { buildApp } from '../../src/main';
+import { buildApp, operatorChart } from '../../src/main';
+import { GuitarUiOptions } from '../../src/ui/install';
 
 type Container = { name: string; image: string; imagePullPolicy: string; args: string[]; resources: unknown };
 type Rule = { resources: string[] };
@@ -118,8 +119,6 @@ describe('dist/helm with the real helm', () => {
     const rendered = helmTemplate('--set', 'ui.enabled=false');
     const ui = plain.filter((o) => !rendered.some((r) => id(r) === id(o)));
     expect(ui.map(id).sort()).toEqual([
-      'ClusterRole//cdk8s-operators:guitar-ui',
-      'ClusterRoleBinding//cdk8s-operators:guitar-ui',
       'Deployment/cdk8s-operators/guitar-ui',
       'NetworkPolicy/cdk8s-operators/guitar-ui',
       'PodDisruptionBudget/cdk8s-operators/guitar-ui',
@@ -129,7 +128,25 @@ describe('dist/helm with the real helm', () => {
     expect(rendered.every((o) => isDeepStrictEqual(o, plain.find((p) => id(p) === id(o))))).toBe(true);
   });
 
+  it('renders each ui.auth mode as synth\u2019s GuitarUi renders it: no RBAC with users\u2019 tokens, impersonation of the listed users only, or the ServiceAccount\u2019s own access', () => {
+    const uiOf = (objects: KubeObject[]) => objects.filter((o) => o.metadata.name.endsWith('guitar-ui')).sort((a, b) => id(a).localeCompare(id(b)));
+    const synthUi = (uiOptions: GuitarUiOptions) => uiOf(operatorChart(new App(), { kinds: KINDS, secretCopy: false, ui: true, uiOptions }).toJson() as KubeObject[]);
+    expect(uiOf(helmTemplate()).map(id)).not.toContain('ClusterRole//cdk8s-operators:guitar-ui');
+    expect(uiOf(helmTemplate('--set', 'ui.auth=service-account'))).toEqual(synthUi({ auth: 'service-account' }));
+    const impersonation = { userHeader: 'X-Auth-Request-User', users: ['alice', 'bob@example.com'], proxySecret: { name: 'ui-proxy', key: 'token' }, proxySecretHeader: 'X-From-Proxy' };
+    const valuesFile = join(mkdtempSync(join(tmpdir(), 'helm-values-')), 'values.yaml');
+    writeFileSync(valuesFile, JSON.stringify({ ui: { auth: 'impersonate', impersonation } }));
+    const impersonating = uiOf(helmTemplate('-f', valuesFile));
+    expect(impersonating).toEqual(synthUi({ auth: 'impersonate', impersonation }));
+    expect(rulesOf(impersonating, 'cdk8s-operators:guitar-ui')).toEqual([{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['alice', 'bob@example.com'] }]);
+  });
+
   it.each([
+    [['--set', 'ui.auth=anyone'], "at '/ui/auth': value must be one of 'token', 'impersonate', 'service-account'"],
+    [['--set', 'ui.auth=impersonate', '--set', 'ui.impersonation.proxySecret.name=s'], "at '/ui/impersonation/users': minItems: got 0, want 1"],
+    [['--set', 'ui.auth=impersonate', '--set', 'ui.impersonation.users={alice}'], "at '/ui/impersonation/proxySecret/name'"],
+    [['--set', 'ui.impersonation.users={system:admin}'], "at '/ui/impersonation/users/0'"],
+    [['--set', 'ui.impersonation.userHeader=X User'], "at '/ui/impersonation/userHeader'"],
     [['--set-string', 'replicas=two'], "at '/replicas': got string, want integer"],
     [['--set', 'replicas=-1'], "at '/replicas': minimum: got -1, want 0"],
     [['--set', 'replica=3'], "additional properties 'replica' not allowed"],

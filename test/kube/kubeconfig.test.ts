@@ -71,6 +71,22 @@ describe('loadKubeConnection: a kubeconfig read without @kubernetes/client-node'
     expect(await version(undefined, { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port }, sa)).toMatch(/^v1\./);
   });
 
+  it('sends no credentials of its own when anonymous: a kubeconfig\u2019s token is left out, and in a Pod only ca.crt is needed', async () => {
+    // The API server answers a request without credentials as system:anonymous.
+    const whoAmI = async (options: Parameters<typeof loadKubeConnection>[0], env: NodeJS.ProcessEnv = {}) =>
+      new KubeRest(await loadKubeConnection(options, env)).request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }).then(
+        () => 'accepted',
+        (err: Error) => err.message,
+      );
+    expect(await whoAmI({ kubeconfig: process.env.TEST_KUBECONFIG })).toBe('accepted');
+    expect(await whoAmI({ kubeconfig: process.env.TEST_KUBECONFIG, anonymous: true })).toMatch(/HTTP (401|403)/);
+    const config = testConfig();
+    const server = new URL(first(config, 'clusters').cluster.server);
+    const sa = mkdtempSync(join(dir, 'ca-only-'));
+    writeFileSync(join(sa, 'ca.crt'), Buffer.from(first(config, 'clusters').cluster['certificate-authority-data'], 'base64'));
+    expect(await whoAmI({ serviceAccountDir: sa, anonymous: true }, { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port })).toMatch(/HTTP (401|403)/);
+  });
+
   it('leaves an exec credential plugin to client-node, which runs it', async () => {
     const config = testConfig();
     const token = first(config, 'users').user.token as string;

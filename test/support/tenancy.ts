@@ -36,6 +36,13 @@ export async function namespaceEditor(admin: ObjectClient, namespace: string, na
   return { username, namespace, objects: new ObjectClient(new KubeRest(connection), admin.fieldManager) };
 }
 
+/** The install's ClusterRoles aggregated into view and edit, so that a namespace's editor gains the kinds. */
+export async function applyAggregatedRoles(admin: ObjectClient, operatorManifests: KubeObject[]): Promise<void> {
+  for (const role of operatorManifests.filter((o) => o.kind === 'ClusterRole' && (o.metadata.labels as Record<string, string> | undefined)?.['rbac.authorization.k8s.io/aggregate-to-edit'])) {
+    await admin.apply(role);
+  }
+}
+
 interface AccessReview {
   status?: { allowed?: boolean };
 }

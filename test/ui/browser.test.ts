@@ -4,16 +4,17 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BrowserContext, Page } from 'playwright-core';
-import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
-import { installCrds, testObjects } from '../support/manifests';
-import { deleteClusterRbac, launchChromium, serviceAccountKubeconfig, startUi, tempDir, UiProcess } from './support';
+import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
+import { applyAggregatedRoles, namespaceEditor, untilEditorMay } from '../support/tenancy';
+import { apiServerKubeconfig, launchChromium, signIn, startUi, tempDir, tokenFor, UiProcess } from './support';
 
-// The UI as the bundle installs it (its own ServiceAccount with exactly the bundle's rules,
-// limited to one namespace), the controller reviewing, and Debian's Chromium driving the page.
+// The UI as the bundle installs it (no credentials of its own, limited to one namespace), a
+// namespace editor signed in with their token, the controller reviewing, and Debian's Chromium
+// driving the page.
 const admin = testKubeConfig();
 const objects: ObjectClient = testObjects();
 const dir = tempDir('ui-browser');
@@ -23,6 +24,7 @@ let controller: ControllerProcess;
 let ui: UiProcess;
 let browser: BrowserContext;
 let page: Page;
+let token: string;
 
 const guitar = (name: string, brand: string, namespace = ns): KubeObject => ({ apiVersion: 'kool.karmalabs.local/v1', kind: 'Guitar', metadata: { name, namespace }, spec: { brand } });
 const row = (name: string) => page.locator('#guitars tbody tr', { has: page.locator(`th:text-is("${name}")`) });
@@ -40,17 +42,19 @@ beforeAll(async () => {
   ns = await createTestNamespace(admin, 'ui');
   other = await createTestNamespace(admin, 'ui-other');
   controller = startController(['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'guitars', '--namespace', `${ns},${other}`, '--leader-election=false', '--http-port', '0'], join(dir, 'controller.log'));
-  const kubeconfig = await serviceAccountKubeconfig(objects, admin, ns, 'guitar-ui', uiRules(false), dir);
-  ui = await startUi(['--kubeconfig', kubeconfig, '--namespace', ns], join(dir, 'ui.log'));
+  await applyAggregatedRoles(objects, loadYaml(join(DIST, '1-operator.k8s.yaml')));
+  await untilEditorMay(objects, await namespaceEditor(objects, ns), 'delete', 'kool.karmalabs.local', 'guitars');
+  token = await tokenFor(objects, ns, 'editor');
+  ui = await startUi(['--kubeconfig', apiServerKubeconfig(admin, dir), '--namespace', ns], join(dir, 'ui.log'));
   browser = await launchChromium();
   page = await browser.newPage();
+  await signIn(page, ui.url, token);
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await ui?.stop();
   await controller?.stop();
-  await deleteClusterRbac(objects, ns, 'guitar-ui');
   await deleteNamespace(admin, ns);
   await deleteNamespace(admin, other);
 });
@@ -74,7 +78,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'tele');
     await page.fill('#brand', 'Fender');
-    await Promise.all([page.waitForURL(/created=/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/created=/), page.click('#add-form button[type=submit]')]);
     await expect(page.locator('.notice.info').textContent()).resolves.toContain(`Guitar ${ns}/tele added`);
     // Mark this document: a reload would lose the mark.
     await page.evaluate("window.mark = 'same page'");
@@ -91,7 +95,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'Bad_Name');
     await page.fill('#brand', 'Fender');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(response.status()).toBe(400);
     await expect(page.locator('#name-error').textContent()).resolves.toMatch(/metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
     expect(await page.inputValue('#name')).toBe('Bad_Name');
@@ -99,7 +103,7 @@ describe('the guitar web UI in Chromium', () => {
 
     await page.fill('#name', 'blank-brand');
     await page.fill('#brand', '   ');
-    const [second] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [second] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(second.status()).toBe(400);
     await expect(page.locator('#brand-error').textContent()).resolves.toMatch(/spec\.brand/);
     expect(await page.inputValue('#name')).toBe('blank-brand');
@@ -110,7 +114,7 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     await page.fill('#name', 'les-paul');
     await page.fill('#brand', 'Epiphone');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     expect(response.status()).toBe(409);
     await expect(page.locator('#name-error').textContent()).resolves.toContain('already exists');
   });
@@ -179,12 +183,13 @@ describe('the guitar web UI in Chromium', () => {
     await page.goto(ui.url);
     const status = await page.evaluate("fetch('/guitars', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=forged&brand=x' }).then((r) => r.status)");
     expect(status).toBe(403);
-    // A valid cookie and token are not enough either when the Origin is another site's.
-    const visit = await fetch(ui.url);
+    // A valid session, cookie and token are not enough either when the Origin is another site's.
+    const authorization = `Bearer ${token}`;
+    const visit = await fetch(ui.url, { headers: { authorization } });
     const cookie = visit.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const token = /name="_csrf" value="([^"]+)"/.exec(await visit.text())![1];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await visit.text())![1];
     const send = (origin: string, name = 'forged', namespace = ns) =>
-      fetch(`${ui.url}/guitars`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, namespace, brand: 'x', _csrf: token }) });
+      fetch(`${ui.url}/guitars`, { method: 'POST', redirect: 'manual', headers: { authorization, cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, namespace, brand: 'x', _csrf: csrf }) });
     expect((await send('http://evil.example')).status).toBe(403);
     expect((await send(ui.url, 'genuine')).status).toBe(303); // the same request from the UI's own origin
     const outside = await send(ui.url, 'outside', other);
@@ -197,10 +202,10 @@ describe('the guitar web UI in Chromium', () => {
     const plain = await launchChromium({ javaScriptEnabled: false });
     try {
       const p = await plain.newPage();
-      await p.goto(ui.url);
+      await signIn(p, ui.url, token);
       await p.fill('#name', 'no-script');
       await p.fill('#brand', 'Washburn');
-      await Promise.all([p.waitForURL(/created=/), p.click('button[type=submit]')]);
+      await Promise.all([p.waitForURL(/created=/), p.click('#add-form button[type=submit]')]);
       await p.locator('#guitars th:text-is("no-script")').waitFor();
       await eventually('the review to be written', async () => ((await objects.get<KubeObject & { status?: { verdict?: string } }>(guitar('no-script', ''))).status?.verdict ? true : undefined));
       await p.reload();
@@ -226,6 +231,7 @@ describe('the guitar web UI without its API server', () => {
     writeFileSync(kubeconfig, kc.exportConfig());
     const offline = await startUi(['--kubeconfig', kubeconfig, '--namespace', ns], join(dir, 'ui-offline.log'));
     try {
+      // The browser sends its login cookie here too (a cookie is for the host, whatever the port).
       const response = await page.goto(offline.url);
       expect(response!.status()).toBe(502);
       await expect(page.locator('[role=alert]').textContent()).resolves.toContain('could not be reached');

@@ -7,7 +7,7 @@ import { KubeRest } from '../../src/kube/rest';
 import { startControlPlane, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { loadYaml } from '../support/manifests';
-import { launchChromium, serviceAccountKubeconfig, startCommand, startUi, tempDir } from './support';
+import { apiServerKubeconfig, launchChromium, serviceAccountKubeconfig, signIn, startCommand, startUi, tempDir, tokenFor } from './support';
 
 /**
  * Refreshes docs/ui.png, docs/kinds/guitar.md's picture of the UI (`npm run ui:screenshot`): a private
@@ -31,8 +31,10 @@ async function main(): Promise<void> {
     const controller = startCommand('controller', ['--kubeconfig', plane.kubeconfig, '--kinds', 'guitars', '--leader-election=false', '--http-port', '0'], join(dir, 'controller.log'));
     stops.unshift(() => controller.stop());
     await eventually('the ServiceAccount admission to be ready', () => objects.get({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } }));
-    const kubeconfig = await serviceAccountKubeconfig(objects, kc, ns, 'guitar-ui', uiRules(false), dir);
-    const ui = await startUi(['--kubeconfig', kubeconfig, '--namespace', ns], join(dir, 'ui.log'));
+    // A guitarist with exactly the guitar rights, whose token signs in to the UI (which holds none).
+    await serviceAccountKubeconfig(objects, kc, ns, 'guitarist', uiRules('service-account'), dir);
+    const token = await tokenFor(objects, ns, 'guitarist');
+    const ui = await startUi(['--kubeconfig', apiServerKubeconfig(kc, dir), '--namespace', ns], join(dir, 'ui.log'));
     stops.unshift(() => ui.stop());
     for (const [name, brand] of [['les-paul', 'Gibson'], ['pacifica', 'Yamaha'], ['stratocaster', 'Fender'], ['homemade', 'Kitchen Table']]) {
       await objects.create({ apiVersion: 'kool.karmalabs.local/v1', kind: 'Guitar', metadata: { name, namespace: ns }, spec: { brand } });
@@ -45,10 +47,10 @@ async function main(): Promise<void> {
     stops.unshift(() => browser.close());
     const page = await browser.newPage();
     await page.setViewportSize({ width: 1000, height: 760 });
-    await page.goto(ui.url);
+    await signIn(page, ui.url, token);
     await page.fill('#name', 'Bad Name');
     await page.fill('#brand', 'Ibanez');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#add-form button[type=submit]')]);
     mkdirSync(join(out, '..'), { recursive: true });
     await page.screenshot({ path: out, fullPage: true });
     console.log(`wrote ${out}`);

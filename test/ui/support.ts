@@ -3,7 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { chromium, BrowserContext } from 'playwright-core';
+import { chromium, BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { ObjectClient } from '../../src/kube/objects';
@@ -67,24 +67,47 @@ export async function serviceAccountKubeconfig(objects: ObjectClient, admin: k8s
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   });
+  return writeKubeconfig(admin, join(dir, `${name}.kubeconfig`), name, { token: await tokenFor(objects, namespace, name) });
+}
+
+/** A bound token of a ServiceAccount (TokenRequest), as `kubectl create token` makes one. */
+export async function tokenFor(objects: ObjectClient, namespace: string, name: string): Promise<string> {
   const request = await objects.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
+  return request.status.token;
+}
+
+/** The API server's address and CA and no user: all a UI that forwards users' tokens is given. */
+export function apiServerKubeconfig(admin: k8s.KubeConfig, dir: string): string {
+  return writeKubeconfig(admin, join(dir, 'api-server.kubeconfig'), 'nobody', {});
+}
+
+function writeKubeconfig(admin: k8s.KubeConfig, path: string, name: string, user: Record<string, string>): string {
   const cluster = admin.getCurrentCluster()!;
-  const path = join(dir, `${name}.kubeconfig`);
   writeFileSync(
     path,
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'local', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
-      users: [{ name, user: { token: request.status.token } }],
+      users: [{ name, user }],
       contexts: [{ name: 'local', context: { cluster: 'local', user: name } }],
       'current-context': 'local',
     }),
     { mode: 0o600 },
   );
   return path;
+}
+
+/** Signs the browser in through the UI's login form with `token`, as a person pasting it would. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  const response = await page.goto(`${url}/login`);
+  if (response?.status() !== 200) throw new Error(`the login page answered ${response?.status()}`);
+  await page.fill('#token', token);
+  await Promise.all([page.waitForURL(`${url}/`), page.click('button[type=submit]')]);
+  const heading = await page.locator('h1').textContent();
+  if (heading !== 'Guitars') throw new Error(`signing in led to "${heading}", not the guitars: ${await page.locator('[role=alert]').allTextContents()}`);
 }
 
 export async function deleteClusterRbac(objects: ObjectClient, namespace: string, name: string): Promise<void> {

@@ -23,6 +23,9 @@ Next:
   kubectl -n ${ns} port-forward service/controller-metrics 8080   # then: curl localhost:8080/metrics
 {{- if and .Values.ui.enabled (or (empty .Values.kinds) (has "${guitarKind.plural}" .Values.kinds)) }}
   kubectl -n ${ns} port-forward service/${UI_NAME} 8081:80      # the guitar UI: http://localhost:8081
+{{- if eq .Values.ui.auth "token" }}
+  kubectl create token <service-account> -n <namespace>          # a token to sign in to the UI with
+{{- end }}
 {{- end }}
 `;
 }

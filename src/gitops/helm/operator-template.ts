@@ -6,7 +6,7 @@ import { AnyKind, KubeJson } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
-import { GuitarUi } from '../../ui/install';
+import { GuitarUi, GuitarUiOptions } from '../../ui/install';
 import { WebhookCertificates } from '../../core/webhook';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
@@ -14,6 +14,8 @@ export interface OperatorVariant {
   readonly kinds: readonly AnyKind[];
   readonly secretCopy: boolean;
   readonly ui: boolean;
+  /** How the UI authenticates, when it is there. @default its own default (users' tokens) */
+  readonly uiOptions?: GuitarUiOptions;
   /** Extra groups of the kinds left out, by CRD name. */
   readonly withoutExtraGroups?: readonly string[];
   /** Who makes the conversion webhook's certificate. @default 'self' */
@@ -85,7 +87,7 @@ export function operatorTemplate(
     webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
     watchNamespaces: [],
-    ui: { enabled: true },
+    ui: { enabled: true, auth: 'token', impersonation: { userHeader: 'X-Forwarded-User', users: [], proxySecret: { name: '', key: 'secret' }, proxySecretHeader: 'X-Proxy-Secret' } },
     monitoring: { enabled: false },
   };
   // The chart's default tag is its appVersion.
@@ -118,6 +120,25 @@ export function operatorTemplate(
     '{{- end }}',
   ]);
   const first = '/spec/template/spec/containers/0';
+  // The UI's modes other than the default: an object of the UI differs by ui.auth, or exists in one mode only.
+  const impersonation = (key: string) => helm.value(`{{ .Values.ui.impersonation.${key} }}`);
+  const impersonateUsersArg = helm.listItems(['- {{ printf "--impersonate-users=%s" (join "," .Values.ui.impersonation.users) | quote }}']);
+  const impersonateUsersItems = helm.listItems(['{{- range .Values.ui.impersonation.users }}', '- {{ . | quote }}', '{{- end }}']);
+  const uiModes: { condition: string; options: GuitarUiOptions }[] = [
+    {
+      condition: 'eq .Values.ui.auth "impersonate"',
+      options: {
+        auth: 'impersonate',
+        impersonation: {
+          userHeader: impersonation('userHeader'),
+          users: ['(ui.impersonation.users)'],
+          proxySecret: { name: helm.value('{{ .Values.ui.impersonation.proxySecret.name | quote }}'), key: helm.value('{{ .Values.ui.impersonation.proxySecret.key | quote }}') },
+          proxySecretHeader: impersonation('proxySecretHeader'),
+        },
+      },
+    },
+    { condition: 'eq .Values.ui.auth "service-account"', options: { auth: 'service-account' } },
+  ];
   const fromValues = (chart: Chart) => {
     const patches = new Map<string, JsonPatch[]>();
     const deployment = (construct: ControllerDeployment | GuitarUi) => identity(ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest);
@@ -131,7 +152,14 @@ export function operatorTemplate(
           JsonPatch.replace(`${first}/args`, [...container.args, flags]),
         ]);
       }
-      if (construct instanceof GuitarUi) patches.set(deployment(construct), [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy)]);
+      if (construct instanceof GuitarUi) {
+        const id = deployment(construct);
+        const uiArgs = (ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest).spec!.template!.spec!.containers![0].args;
+        const users = uiArgs.findIndex((arg) => arg.startsWith('--impersonate-users='));
+        patches.set(id, [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy), ...(users >= 0 ? [JsonPatch.replace(`${first}/args/${users}`, impersonateUsersArg)] : [])]);
+        const role = construct.node.tryFindChild('cluster-role');
+        if (users >= 0 && role) patches.set(identity(ApiObject.of(role).toJson() as Manifest), [JsonPatch.replace('/rules/0/resourceNames', [impersonateUsersItems])]);
+      }
     }
     return patches;
   };
@@ -152,6 +180,13 @@ export function operatorTemplate(
   const shardedWithoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ sharding: true, withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
   const shardedWithoutUi = new Set(synth({ sharding: true, ui: false }, fromValues).map(identity));
 
+  const byMode = uiModes.map((mode) => ({
+    ...mode,
+    objects: new Map(synth({ uiOptions: mode.options }, fromValues).map((m) => [identity(m), m])),
+    withoutKind: kinds.map((kind) => ({ kind, objects: new Set(synth({ uiOptions: mode.options, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) })),
+    withoutGroup: extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ uiOptions: mode.options, withoutExtraGroups: [crd] }, fromValues).map(identity)) })),
+  }));
+
   const yaml = (m: Manifest) => `---\n${helm.fill(Yaml.stringify(m))}`;
   const conditionsOf = (id: string, byKind: typeof withoutKind, byGroup: typeof withoutGroup, noUi: Set<string>) => [
     ...byKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
@@ -161,6 +196,12 @@ export function operatorTemplate(
   const sections = base.map((manifest): Section => {
     const id = identity(manifest);
     const conditions = [...conditionsOf(id, withoutKind, withoutGroup, withoutUi), ...(certManager.has(id) ? [] : [selfOnly])];
+    const modes = byMode.filter(({ objects }) => !isDeepStrictEqual(objects.get(id), manifest));
+    if (modes.some(({ objects }) => !objects.has(id))) throw new Error(`helm: ${id} is left out in a mode of ui.auth; the chart cannot say so yet`);
+    if (modes.length) {
+      const branches = modes.map(({ condition, objects }, i) => `{{- ${i ? 'else if' : 'if'} ${condition} }}\n${yaml(objects.get(id)!)}`).join('');
+      return { condition: all(conditions), body: `${branches}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
+    }
     const certManagerVariant = certManager.get(id);
     if (certManagerVariant && !isDeepStrictEqual(certManagerVariant, manifest)) {
       return { condition: all(conditions), body: `{{- if ${certManagerOnly} }}\n${yaml(certManagerVariant)}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
@@ -175,6 +216,10 @@ export function operatorTemplate(
   if (added.length) throw new Error(`helm: Secret copying adds ${added.join(', ')}; the chart cannot say so yet`);
   const certManagerAdds = [...certManager.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
   sections.push(...certManagerAdds.map((m) => ({ condition: certManagerOnly, body: yaml(m) })));
+  for (const mode of byMode) {
+    const added = [...mode.objects.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
+    sections.push(...added.map((m) => ({ condition: all([...conditionsOf(identity(m), mode.withoutKind, mode.withoutGroup, withoutUi), mode.condition]), body: yaml(m) })));
+  }
   const shardingSections = sharded.map((manifest): Section => ({ condition: all(['.Values.sharding', ...conditionsOf(identity(manifest), shardedWithoutKind, shardedWithoutGroup, shardedWithoutUi)]), body: yaml(manifest) }));
   return { template: guarded([...sections, ...shardingSections]), defaults };
 }

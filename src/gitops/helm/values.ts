@@ -2,6 +2,7 @@ import { Yaml } from 'cdk8s';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
+import { AUTH_MODES, AuthMode } from '../../ui/auth';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
 export interface ChartValues {
@@ -14,7 +15,11 @@ export interface ChartValues {
   readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
   readonly watchNamespaces: string[];
-  readonly ui: { readonly enabled: boolean };
+  readonly ui: {
+    readonly enabled: boolean;
+    readonly auth: AuthMode;
+    readonly impersonation: { readonly userHeader: string; readonly users: string[]; readonly proxySecret: { readonly name: string; readonly key: string }; readonly proxySecretHeader: string };
+  };
   readonly monitoring: { readonly enabled: boolean };
 }
 
@@ -67,8 +72,30 @@ kinds: ${JSON.stringify(values.kinds)}
 watchNamespaces: ${JSON.stringify(values.watchNamespaces)}
 
 # The guitar web UI (Deployment, Service, RBAC); it exists only where guitars are served.
+# docs/kinds/guitar.md#signing-in says how each auth mode signs users in.
 ui:
   enabled: ${values.ui.enabled}
+  # With whose rights the UI acts:
+  #   token: each user's own bearer token (an authenticating proxy's Authorization header,
+  #     or the token pasted into its login form); the API server decides. The UI gets no RBAC
+  #     and no token of its own.
+  #   impersonate: the user an authenticating proxy names in impersonation.userHeader, only
+  #     for requests carrying the proxy's secret and only for impersonation.users.
+  #   service-account: its own ServiceAccount's (guitars in every namespace) for whoever
+  #     reaches it: anyone who can reach the Service may add and delete guitars.
+  auth: ${values.ui.auth}
+  # auth impersonate only.
+  impersonation:
+    # The header the proxy names the user in.
+    userHeader: ${values.ui.impersonation.userHeader}
+    # The only users the UI may act as (its RBAC may impersonate these names only).
+    users: ${JSON.stringify(values.ui.impersonation.users)}
+    # A Secret in the release's namespace holding the secret the proxy sends in
+    # proxySecretHeader (mounted as a file; at least 16 characters).
+    proxySecret:
+      name: ${JSON.stringify(values.ui.impersonation.proxySecret.name)}
+      key: ${values.ui.impersonation.proxySecret.key}
+    proxySecretHeader: ${values.ui.impersonation.proxySecretHeader}
 
 # A ServiceMonitor, the alerting rules (PrometheusRule) and the Grafana dashboard (a ConfigMap
 # labelled grafana_dashboard) for clusters with the Prometheus Operator (docs/monitoring.md).
@@ -80,6 +107,8 @@ monitoring:
 /** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
 const QUANTITY = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?$';
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+const HEADER_NAME = '^[A-Za-z0-9-]+$';
 
 /**
  * values.schema.json: Helm checks the merged values against it at install, upgrade, template
@@ -117,7 +146,21 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
-        ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
+        ui: {
+          ...strict({
+            enabled: { type: 'boolean', description: 'The guitar web UI.' },
+            auth: { enum: [...AUTH_MODES], description: 'With whose rights the UI acts: users\u2019 tokens, impersonated users, or its own ServiceAccount.' },
+            impersonation: strict({
+              userHeader: { type: 'string', pattern: HEADER_NAME, description: 'The header the proxy names the user in.' },
+              users: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1, not: { pattern: '^system:' } }, description: 'The only users the UI may impersonate.' },
+              proxySecret: strict({ name: { type: 'string', description: 'The Secret holding the proxy\u2019s secret.' }, key: { type: 'string', minLength: 1 } }),
+              proxySecretHeader: { type: 'string', pattern: HEADER_NAME, description: 'The header the proxy sends its secret in.' },
+            }),
+          }),
+          // Impersonation needs its users and the proxy's Secret.
+          if: { properties: { auth: { const: 'impersonate' } } },
+          then: { properties: { impersonation: { properties: { users: { minItems: 1 }, proxySecret: { properties: { name: { minLength: 1, pattern: DNS_SUBDOMAIN } } } } } } },
+        },
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
       ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
