@@ -9,9 +9,19 @@ export const MIN_SECRET_VALUE_LENGTH = 6;
 /** The most values remembered; the oldest are forgotten first, so a huge cluster's Secrets cannot fill memory. */
 export const MAX_SECRET_VALUES = 10_000;
 
+/**
+ * New values are looked for one by one until this many wait, then compiled into the one pattern
+ * with the rest: compiling 10,000 takes about 200 ms, so Secrets that keep changing must not
+ * make every log line compile it again.
+ */
+const PENDING_VALUES = 256;
+
 const REDACTED = '[redacted]';
 const values = new Map<string, true>();
+/** Every value remembered when it was compiled (an evicted one stays in it until the next compile: redacted a little longer). */
 let pattern: RegExp | undefined;
+/** Values remembered since. */
+let pending: string[] = [];
 
 const SECRETS_PATH = /^\/api\/v1\/(namespaces\/[^/]+\/)?secrets$/;
 
@@ -40,14 +50,20 @@ export function rememberIfSecret(object: { kind?: unknown; data?: unknown; strin
 /** `text` with every remembered Secret value in it replaced by `[redacted]`. */
 export function redactSecretValues(text: string): string {
   if (!values.size || text.length < MIN_SECRET_VALUE_LENGTH) return text;
-  pattern ??= new RegExp([...values.keys()].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');
-  return text.replace(pattern, REDACTED);
+  if (pending.length > PENDING_VALUES || (!pattern && pending.length)) {
+    pattern = new RegExp([...values.keys()].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');
+    pending = [];
+  }
+  let redacted = pattern ? text.replace(pattern, REDACTED) : text;
+  for (const value of pending) if (redacted.includes(value)) redacted = redacted.split(value).join(REDACTED);
+  return redacted;
 }
 
 /** Forgets every value (tests). */
 export function forgetSecretValues(): void {
   values.clear();
   pattern = undefined;
+  pending = [];
 }
 
 function remember(value: string): void {
@@ -58,7 +74,7 @@ function remember(value: string): void {
     if (trimmed.length < MIN_SECRET_VALUE_LENGTH || values.has(trimmed)) continue;
     values.set(trimmed, true);
     if (values.size > MAX_SECRET_VALUES) values.delete(values.keys().next().value!);
-    pattern = undefined;
+    pending.push(trimmed);
   }
 }
 
