@@ -379,7 +379,7 @@ class Bench {
       '--kinds', 'exchangerates',
       '--leader-election=false',
       '--http-port', '0',
-      '--exchange-rate-url', this.provider!.url,
+      '--exchange-rate-url', this.provider!.url, '--exchange-rate-allow-http',
       '--workers', String(this.params.workers),
       ...extra,
     ];

@@ -4,11 +4,14 @@ import { Construct } from 'constructs';
 import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
+import { CONTROLLER_OPTIONS_SECRET, envName, OptionSpec } from '../core/options';
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
 import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE, WebhookCertificates } from '../core/webhook';
 
 export interface ControllerDeploymentProps {
+  /** The options of the kinds served: those `fromSecret` get their variable from the Secret CONTROLLER_OPTIONS_SECRET. @default none */
+  readonly kindOptions?: readonly OptionSpec[];
   /** Namespace of the controller. */
   readonly namespace: string;
   /** Labels of the controller's Pods, also its selector. */
@@ -68,7 +71,13 @@ export class ControllerDeployment extends Construct {
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
       ],
-      env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+      env: [
+        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        // A value that may carry a credential is never written here in clear: it comes from a Secret, when that has it.
+        ...(props.kindOptions ?? [])
+          .filter((option) => option.fromSecret)
+          .map((option) => ({ name: envName(option.name), valueFrom: { secretKeyRef: { name: CONTROLLER_OPTIONS_SECRET, key: option.name, optional: true } } })),
+      ],
       port: HTTP_PORT,
       // It writes nothing to disk but its log; the limit only guards against a runaway log.
       requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '64Mi' },

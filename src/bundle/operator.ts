@@ -150,6 +150,7 @@ export class OperatorBundle extends Construct {
       replicas: props.replicas ?? 2,
       leaseName: LEADER_LEASE,
       secretCopy,
+      kindOptions: props.kinds.flatMap((kind) => kind.controller?.options ?? []),
       withoutExtraGroups: props.withoutExtraGroups,
       conversionWebhook: versioned.length > 0,
       webhookCertificates: props.webhookCertificates,

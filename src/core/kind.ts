@@ -230,6 +230,8 @@ export interface KindController<Spec, Status, Observation> {
   readonly observer?: (context: ObserverContext) => (resource: CustomResource<Spec, Status>) => Promise<Observation>;
   /** Collections the kind reads but does not own; its observer reads them from `ObserverContext.caches`. */
   readonly watches?: readonly RelatedWatch<Spec>[];
+  /** Refuses, as the controller starts, option values it cannot run with: throws an Error naming the flag and what is expected. */
+  readonly checkOptions?: (options: Readonly<Record<string, unknown>>) => void;
   /** Whether this controller serves the resource at all (e.g. an option naming one rule); all by default. */
   readonly serves?: (resource: CustomResource<Spec, Status>, options: Readonly<Record<string, unknown>>) => boolean;
   /** The kind's own status fields, beside conditions and observedGeneration. */

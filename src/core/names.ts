@@ -42,6 +42,22 @@ export function labelValue(text: string): string {
   return childName(text, { maxLength: MAX_LABEL_LENGTH });
 }
 
+/** The prefix of every label the engine sets (ownership, sharding): no construct or copied object sets one. */
+export const ENGINE_LABEL_PREFIX = 'cdk8s-operators.io/';
+
+/**
+ * Whether a label is the engine's: the controller finds, claims and prunes children by these,
+ * so a child that carried another owner's would be that owner's to write over or delete.
+ */
+export function isEngineLabel(key: string): boolean {
+  return key.startsWith(ENGINE_LABEL_PREFIX) || key === MANAGED_BY_LABEL || key === PART_OF_LABEL;
+}
+
+/** The labels without the engine's (see isEngineLabel): what a construct or a copied object may bring of its own. */
+export function withoutEngineLabels(labels: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([key]) => !isEngineLabel(key)));
+}
+
 export function ownerKindLabel(kind: AnyKind): string {
   return `${kind.plural}.${kind.group}`;
 }

@@ -17,7 +17,16 @@ export interface OptionSpec {
   readonly min?: number;
   /** string only: the values taken, listed in --help and in the error. */
   readonly choices?: readonly string[];
+  /**
+   * Its value may carry a credential (a URL with an API key): the install sets its variable from
+   * a key of the same name in the Secret CONTROLLER_OPTIONS_SECRET (optional), never in clear
+   * in the Deployment. Default: false.
+   */
+  readonly fromSecret?: boolean;
 }
+
+/** The Secret, in the controller's namespace, the install reads `fromSecret` options' variables from. */
+export const CONTROLLER_OPTIONS_SECRET = 'controller-options';
 
 /** What an option of this declaration parses to: milliseconds for a duration, the items of a list. */
 export type OptionValue<S extends OptionSpec> = S['type'] extends 'integer' | 'duration' ? number : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
@@ -28,4 +37,9 @@ export type OptionValue<S extends OptionSpec> = S['type'] extends 'integer' | 'd
  */
 export function optionValue<const S extends OptionSpec>(options: Readonly<Record<string, unknown>>, spec: S): OptionValue<S> | undefined {
   return options[spec.name] as OptionValue<S> | undefined;
+}
+
+/** exchange-rate-url -> EXCHANGE_RATE_URL (with a prefix: PREFIX_EXCHANGE_RATE_URL) */
+export function envName(option: string, prefix = ''): string {
+  return prefix + option.replace(/-/g, '_').toUpperCase();
 }

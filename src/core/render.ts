@@ -2,7 +2,7 @@ import type { Chart } from 'cdk8s';
 import { formatFieldErrors } from '../schema';
 import { AnyKind, CustomResource, KindDefinition, validateResource } from './kind';
 import type { KubeJson } from './kube-json';
-import { childLabels } from './names';
+import { childLabels, withoutEngineLabels } from './names';
 
 /** A Kubernetes object as plain JSON, ready to apply. */
 export type Manifest = KubeJson;
@@ -11,7 +11,9 @@ export type Manifest = KubeJson;
  * Renders one resource's children in a fresh in-memory app (a construct cannot be removed
  * from a tree, so every render starts from nothing) and returns them as JSON. Their chart
  * puts them in the owner's namespace unless they name one, and gives each the owner's labels
- * (`Chart.of(scope).labels` inside a kind's constructs).
+ * (`Chart.of(scope).labels` inside a kind's constructs). Those are set last, over whatever the
+ * constructs gave (cdk8s lets an object's own labels win over its chart's), and no other engine
+ * label is kept: a child always says which owner it is, never another's.
  */
 export function renderChildren<Spec, Observation>(
   kind: Pick<KindDefinition<Spec, unknown, Observation>, 'render'> & AnyKind,
@@ -27,7 +29,8 @@ export function renderChildren<Spec, Observation>(
     disableResourceNameHashes: true,
   });
   kind.render(chart, resource, observation);
-  return chart.toJson() as Manifest[];
+  const labels = childLabels(kind, resource);
+  return (chart.toJson() as Manifest[]).map((child) => ({ ...child, metadata: { ...child.metadata, labels: { ...withoutEngineLabels(child.metadata.labels as Record<string, string> | undefined), ...labels } } }));
 }
 
 /**

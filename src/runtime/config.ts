@@ -26,10 +26,9 @@ export const KUBECONFIG_OPTION: OptionSpec = {
   description: 'A kubeconfig file; without it, the Pod\u2019s service account in a cluster, else $KUBECONFIG or ~/.kube/config.',
 };
 
-/** exchange-rate-url -> EXCHANGE_RATE_URL (with a prefix: PREFIX_EXCHANGE_RATE_URL) */
-export function envName(option: string, prefix = ''): string {
-  return prefix + option.replace(/-/g, '_').toUpperCase();
-}
+import { envName } from '../core/options';
+
+export { envName };
 
 /** Options whose values must never appear in an error or in --help (a switch such as --enable-secrets holds no secret). */
 function isSecret(spec: OptionSpec): boolean {

@@ -273,7 +273,7 @@ export class Controller {
         }
       } catch (err) {
         const delay = this.queue.addWithBackoff(item);
-        this.log.error('reconcile failed; retrying', { kind: ctx.kind.kind, key, retryInMs: delay, error: err as Error });
+        this.log.error('reconcile failed; retrying', { kind: ctx.kind.kind, object: key, retryInMs: delay, error: err as Error });
       } finally {
         this.metrics.working(ctx.kind, -1);
         this.metrics.reconciled(ctx.kind, outcome, Number(process.hrtime.bigint() - started) / 1e9, writes);

@@ -3,6 +3,7 @@ import { objectKey } from '../kube/objects';
 import { KubeRest } from '../kube/rest';
 import { microTime } from '../kube/time';
 import { Logger } from './log';
+import { redactSecretValues } from './secret-values';
 
 export const REPORTING_CONTROLLER = 'cdk8s-operators.io/controller';
 
@@ -36,7 +37,8 @@ export class EventRecorder {
       reportingInstance: this.instance.slice(0, 128),
       action: 'Reconcile',
       reason,
-      note: note.slice(0, 1024),
+      // No Event shows a value of a Secret this process read or wrote, whoever wrote its note.
+      note: redactSecretValues(note).slice(0, 1024),
       type,
       regarding: { apiVersion: apiVersionOf(this.kind), kind: this.kind.kind, name: resource.metadata.name, namespace: resource.metadata.namespace, uid: resource.metadata.uid },
     };

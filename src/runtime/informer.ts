@@ -1,6 +1,7 @@
 import { KubeObject, objectKey } from '../kube/objects';
 import { KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
+import { isSecretsPath, rememberSecret } from './secret-values';
 
 export type ChangeType = 'added' | 'updated' | 'deleted';
 export type ChangeHandler<T> = (type: ChangeType, object: T, previous?: T) => void;
@@ -57,6 +58,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Why the last LIST or WATCH failed, while the informer is retrying. */
   private lastError?: Error;
   private readonly syncWaiters: Array<() => void> = [];
+  private readonly secrets: boolean;
   /** Ends the pause before a restart early, when the informer stops. */
   private wake?: () => void;
 
@@ -64,7 +66,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     private readonly rest: KubeRest,
     private readonly options: InformerOptions<T>,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.secrets = isSecretsPath(options.path.split('?')[0]);
+  }
 
   on(handler: ChangeHandler<T>): void {
     this.handlers.push(handler);
@@ -201,6 +205,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private kept(object: T): T {
+    // What the log must never show: the values of every Secret read (list and watch items carry no kind).
+    if (this.secrets) rememberSecret(object as { data?: unknown; stringData?: unknown });
     const stripped = strip(object);
     return this.options.keep ? this.options.keep(stripped) : stripped;
   }
@@ -220,7 +226,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       try {
         handler(type, object, previous);
       } catch (err) {
-        this.log.error('an event handler failed', { path: this.options.path, key, error: err as Error });
+        this.log.error('an event handler failed', { path: this.options.path, object: key, error: err as Error });
       }
     }
   }

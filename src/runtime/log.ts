@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { OptionSpec } from '../core/options';
+import { redactSecretValues } from './secret-values';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -30,17 +31,26 @@ export interface LoggerOptions {
   readonly stacks?: boolean;
 }
 
+const REDACTED = '[redacted]';
+
 const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Any field whose name contains one of these is written as "[redacted]", at any depth. */
-const SECRET_NAME = /password|token|secret|authorization/i;
+/**
+ * Any field whose name contains one of these (or ends in `key`: `key`, `tls.key`, `apiKey`; or
+ * is a Secret's or ConfigMap's `data`, `stringData`, `binaryData`) is written as "[redacted]", at any depth.
+ */
+const SECRET_NAME = /password|passwd|token|secret|authorization|credential|cookie|key$|^(string|binary)?data$/i;
+/** What of a Secret object is written: the rest of it is redacted whatever its fields are named. */
+const SECRET_OBJECT_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'type', 'immutable']);
 
 /** Keys every line starts with; a field of the same name is written as `fields.<key>` instead of hiding them. */
 const RESERVED = new Set(['time', 'level', 'msg']);
 
 /**
  * A JSON-lines logger on pino (one object per line, so log collectors need no parsing rules):
- * `msg` and fields, every value cleaned first (secrets redacted at any depth, Errors reduced,
+ * `msg` and fields, every value cleaned first (secrets redacted at any depth, by field name, in
+ * any Secret object, and wherever a value of a Secret this process read or wrote appears, see
+ * secret-values.ts; Errors reduced,
  * cycles and bigints made writable), which pino's path-based redaction cannot do for field
  * names nobody listed. Child fields are merged here, so a line never holds a key twice.
  */
@@ -60,7 +70,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       for (const [key, value] of Object.entries({ ...base, ...fields })) {
         line[RESERVED.has(key) ? `fields.${key}` : key] = clean(key, value, stacks, new WeakSet());
       }
-      root[level](line, msg);
+      root[level](line, redactSecretValues(msg));
     };
     return {
       debug: log('debug'),
@@ -75,11 +85,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** A value made safe for JSON.stringify: secrets redacted, Errors reduced, cycles and bigints handled, so logging never throws. */
 function clean(key: string, value: unknown, stacks: boolean, ancestors: WeakSet<object>): unknown {
-  if (SECRET_NAME.test(key) && value !== undefined) return '[redacted]';
+  if (SECRET_NAME.test(key) && value !== undefined) return REDACTED;
+  if (typeof value === 'string') return redactSecretValues(value);
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'function' || typeof value === 'symbol') return undefined;
   if (value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return stacks ? { message: value.message, name: value.name, stack: value.stack } : { message: value.message, name: value.name };
+  if (value instanceof Error) {
+    const message = redactSecretValues(value.message);
+    return stacks ? { message, name: value.name, stack: value.stack && redactSecretValues(value.stack) } : { message, name: value.name };
+  }
   // Dates, URLs and the like say how they want to be written.
   const toJSON = (value as { toJSON?: () => unknown }).toJSON;
   if (typeof toJSON === 'function') return clean(key, toJSON.call(value), stacks, ancestors);
@@ -88,7 +102,10 @@ function clean(key: string, value: unknown, stacks: boolean, ancestors: WeakSet<
   ancestors.add(value);
   let out: unknown;
   if (Array.isArray(value)) out = value.map((item) => clean('', item, stacks, ancestors));
-  else out = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(k, v, stacks, ancestors)]));
+  else {
+    const secret = (value as { kind?: unknown }).kind === 'Secret';
+    out = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secret && !SECRET_OBJECT_FIELDS.has(k) ? REDACTED : clean(k, v, stacks, ancestors)]));
+  }
   ancestors.delete(value);
   return out;
 }

@@ -60,6 +60,8 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];
   try {
     checkWithoutExtraGroups(allKinds, withoutExtraGroups, '--without-extra-groups');
+    // Before anything connects: a kind's option it cannot run with stops the start, naming the flag.
+    for (const kind of kinds) kind.controller?.checkOptions?.(options);
   } catch (err) {
     throw new UserError((err as Error).message);
   }

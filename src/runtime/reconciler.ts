@@ -20,6 +20,7 @@ import { WriteBudget } from './write-budget';
 import { observedOnce, statusPatch, verdictConditions } from './status';
 import { childId, KindWatches } from './watches';
 import { withShard } from './sharding/labels';
+import { rememberIfSecret } from './secret-values';
 
 /** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
 export function shardFieldManager(shard: string): string {
@@ -134,6 +135,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   }
 
   const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
+  // The values of the Secrets we write are the log's to redact wherever they appear.
+  desired.forEach(rememberIfSecret);
   const echoIsNews = ctx.watches.childReads !== childReadsBefore;
   const { outcome, applied, heldMs, outdated } = await serve(ctx, resource, desired, log, echoIsNews);
   if (outdated) {
@@ -234,7 +237,8 @@ function noteRewrites(ctx: ReconcileContext, owner: Owner, child: KubeObject, re
   const changes = ctx.rewrites.applied(childId(child), child, result);
   if (changes) {
     // The kind's author can render what the server stores instead.
-    const message = `the API server stored ${describeChild(child)} differently from its render: ${describeChanges(changes)}; it is not applied again until the render changes`;
+    // A Secret's values are told to no one: its Event names the fields only.
+    const message = `the API server stored ${describeChild(child)} differently from its render: ${describeChanges(changes, child.kind !== 'Secret')}; it is not applied again until the render changes`;
     log.warn('the API server rewrote a rendered child', { child: describeChild(child), fields: changes.map((c) => c.path) });
     ctx.events.record(owner, 'Warning', 'RenderRewritten', message);
   }

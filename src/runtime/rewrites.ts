@@ -84,10 +84,10 @@ export function fieldChanges(desired: unknown, stored: unknown, path = ''): Fiel
   return [{ path: path || '.', rendered: desired, stored }];
 }
 
-/** `spec.egress (rendered [], stored nothing)`, for Events and logs. */
-export function describeChanges(changes: readonly FieldChange[]): string {
+/** `spec.egress (rendered [], stored nothing)`, for Events and logs; only `data.password` without `withValues` (a Secret's). */
+export function describeChanges(changes: readonly FieldChange[], withValues = true): string {
   const shown = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
-  return changes.map((c) => `${c.path} (rendered ${shown(c.rendered)}, stored ${shown(c.stored)})`).join(', ');
+  return changes.map((c) => (withValues ? `${c.path} (rendered ${shown(c.rendered)}, stored ${shown(c.stored)})` : c.path)).join(', ');
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -70,7 +70,7 @@ beforeAll(async () => {
   ns = await createTestNamespace(kc, 'diff');
   provider = await startRateProvider();
   controller = startController(
-    ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--namespace', ns, '--kinds', 'exchangerates,databases', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url],
+    ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--namespace', ns, '--kinds', 'exchangerates,databases', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http'],
     join(dir, 'controller.log'),
   );
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
   cluster = await startPrivateCluster('e2e-controller', ns);
   ({ objects, provider } = cluster);
   controller = startController(
-    ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
+    ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', '--exchange-rate-timeout', '1s'],
     join(cluster.dir, 'controller.log'),
   );
 }, 120_000);

@@ -49,7 +49,7 @@ beforeAll(async () => {
 
   const log = join(mkdtempSync(join(tmpdir(), 'er-takeover-')), 'controller.log');
   controller = startController(
-    ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates', '--namespace', namespace, '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url],
+    ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates', '--namespace', namespace, '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http'],
     log,
   );
 }, 120_000);

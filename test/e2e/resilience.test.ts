@@ -21,7 +21,7 @@ const configMaps = () => list<KubeObject>(`/api/v1/namespaces/${ns}/configmaps?l
 const isReady = (o: Resource) => o.status?.observedGeneration === o.metadata.generation && o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 
 function controller(name: string, extra: string[] = ['--leader-election=false']): ControllerProcess {
-  const args = ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates', '--http-port', '0', '--exchange-rate-url', provider.url, ...extra];
+  const args = ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', ...extra];
   const started = startController(args, join(cluster.dir, `${name}.log`));
   controllers.push(started);
   return started;

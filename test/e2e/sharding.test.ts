@@ -39,7 +39,7 @@ const rates = async () => (await rest.request<{ items: Resource[] }>('GET', rate
 const labels = (o: KubeObject) => (o.metadata.labels ?? {}) as Record<string, string>;
 
 function replica(name: string, kubeconfig = process.env.TEST_KUBECONFIG!): ControllerProcess {
-  const args = ['--kubeconfig', kubeconfig, '--kinds', 'exchangerates', '--namespace', namespace, '--http-port', '0', '--exchange-rate-url', provider.url];
+  const args = ['--kubeconfig', kubeconfig, '--kinds', 'exchangerates', '--namespace', namespace, '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http'];
   args.push('--sharding', '--leader-election-namespace', namespace, '--workers', '2');
   const started = startController(args, join(dir, `${name}.log`), { POD_NAME: name });
   replicas.set(name, started);

@@ -98,7 +98,7 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
       dir = mkdtempSync(join(tmpdir(), `upgrade-${how.split(' ')[1]}-`));
       cluster = await startLocalCluster(dir, 'kubectl');
       const common = [`--kubeconfig=${cluster.plane.kubeconfig}`, '--http-port=0'];
-      const env = { EXCHANGE_RATE_URL: cluster.rateProviderUrl };
+      const env = { EXCHANGE_RATE_URL: cluster.rateProviderUrl, EXCHANGE_RATE_ALLOW_HTTP: 'true' };
       await install(cluster);
       oldController = startController(common, join(dir, 'controller-released.log'), env, released.bin);
       await applyInOrder(objects(), [...loadYaml(released.examples), ...ORIGINALS]);

@@ -104,7 +104,7 @@ beforeAll(async () => {
 
   // The Deployment's own arguments; only the port (8080 may be taken on a shared machine) and the provider differ.
   const podArgs = args.map((a) => (a.startsWith('--http-port=') ? '--http-port=0' : a));
-  controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url });
+  controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url, EXCHANGE_RATE_ALLOW_HTTP: 'true' });
   // If the test process dies before afterAll, the watchdog stops the control plane and the controller; the next run unmounts.
   const watched = [...plane.processes, { name: 'controller', pid: controller.pid!, logFile: controllerLog(), binary: 'chroot', args: podArgs }];
   startWatchdog(watched);

@@ -1,4 +1,9 @@
+import { createServer as createHttpServer, Server } from 'node:http';
 import { createServer } from 'node:net';
+import { UserError } from '../../src/core/errors';
+import { KINDS } from '../../src/kinds';
+import { exchangeRateKind } from '../../src/kinds/exchangerate';
+import { runController } from '../../src/runtime/main';
 import { ProviderError, RateProvider } from '../../src/kinds/exchangerate/provider';
 import { RateCache } from '../../src/kinds/exchangerate/rate-cache';
 import { FakeRateProvider, ProviderMode, startRateProvider } from '../support/rate-provider';
@@ -31,7 +36,7 @@ describe('RateProvider against a Frankfurter-style provider', () => {
   let client: RateProvider;
   beforeAll(async () => {
     fake = await startRateProvider();
-    client = new RateProvider({ url: fake.url, timeoutMs: TIMEOUT_MS });
+    client = new RateProvider({ url: fake.url, timeoutMs: TIMEOUT_MS, allowHttp: true });
   });
   afterAll(() => fake.close());
   beforeEach(() => {
@@ -103,14 +108,14 @@ describe('RateProvider against a Frankfurter-style provider', () => {
 
   it('says the provider is unreachable when nothing listens', async () => {
     const url = `http://127.0.0.1:${await deadPort()}`;
-    const err = await failure(new RateProvider({ url, timeoutMs: TIMEOUT_MS }).quote('EUR', 'USD'));
+    const err = await failure(new RateProvider({ url, timeoutMs: TIMEOUT_MS, allowHttp: true }).quote('EUR', 'USD'));
     expect(err.reason).toBe('ProviderUnreachable');
     expect(err.message).toMatch(new RegExp(`^the rate provider at ${url} could not be reached: .*ECONNREFUSED`));
   });
 
   it('keeps credentials and query secrets out of messages, yet sends them', async () => {
     const url = fake.url.replace('http://', 'http://ratesuser:s3cr3t-pass@') + '/?access_key=k3y-v4lue';
-    const secretive = new RateProvider({ url, timeoutMs: TIMEOUT_MS });
+    const secretive = new RateProvider({ url, timeoutMs: TIMEOUT_MS, allowHttp: true });
     await expect(secretive.quote('EUR', 'USD')).resolves.toMatchObject({ rate: '1.0512' });
     expect(fake.lastRequest()).toEqual({
       path: '/latest',
@@ -127,7 +132,53 @@ describe('RateProvider against a Frankfurter-style provider', () => {
 
   it('refuses a URL that is not http or https at construction', () => {
     expect(() => new RateProvider({ url: 'ftp://rates.example' })).toThrow(/must be http or https/);
-    expect(() => new RateProvider({ url: 'not a url' })).toThrow();
+    expect(() => new RateProvider({ url: 'not a url' })).toThrow('--exchange-rate-url: expected an https URL, got something that is not a URL');
+  });
+
+  it('refuses an http URL unless --exchange-rate-allow-http, naming both', async () => {
+    const message = '--exchange-rate-url: expected an https URL, got http: (requests and any key in the URL would travel in clear); pass --exchange-rate-allow-http to accept it';
+    expect(() => new RateProvider({ url: fake.url })).toThrow(message);
+    expect(() => exchangeRateKind.controller!.checkOptions!({ 'exchange-rate-url': fake.url, 'exchange-rate-allow-http': false })).toThrow(message);
+    expect(() => exchangeRateKind.controller!.checkOptions!({ 'exchange-rate-url': 'https://rates.example', 'exchange-rate-allow-http': false })).not.toThrow();
+    // The controller stops before it connects anywhere, with the message as a user error.
+    const lines: string[] = [];
+    await expect(runController(['--kinds', 'exchangerates', '--exchange-rate-url', fake.url], {}, KINDS, (text) => lines.push(text))).rejects.toThrow(new UserError(message));
+    expect(fake.requests()).toBe(0);
+  });
+});
+
+describe('RateProvider and redirects', () => {
+  let fake: FakeRateProvider;
+  let redirector: Server;
+  let origin: string;
+  beforeAll(async () => {
+    fake = await startRateProvider();
+    // /moved/latest goes on to /latest here (same origin); /away/latest to the fake (another port: another origin).
+    redirector = createHttpServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/latest') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ base: 'EUR', date: '2026-11-21', rates: { USD: 1.5 } }));
+      } else {
+        res.writeHead(302, { location: url.pathname === '/moved/latest' ? `/latest${url.search}` : `${fake.url}/latest${url.search}` }).end();
+      }
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(redirector.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => redirector.close(resolve));
+    await fake.close();
+  });
+
+  it('follows a redirect within the provider’s origin', async () => {
+    await expect(new RateProvider({ url: `${origin}/moved`, allowHttp: true, timeoutMs: TIMEOUT_MS }).quote('EUR', 'USD')).resolves.toEqual({ rate: '1.5', date: '2026-11-21' });
+  });
+
+  it('refuses a redirect to another origin, which would get the path and query (and any key in them)', async () => {
+    const err = await failure(new RateProvider({ url: `${origin}/away?access_key=k3y-v4lue`, allowHttp: true, timeoutMs: TIMEOUT_MS }).quote('EUR', 'USD'));
+    expect(err.reason).toBe('ProviderRejected');
+    expect(err.message).toBe(`the rate provider at ${origin}/away redirected to another origin (${new URL(fake.url).origin}), which is not followed: only redirects within ${origin} are`);
+    expect(fake.requests()).toBe(0);
   });
 });
 
@@ -140,12 +191,12 @@ describe('RateProvider behind a path prefix', () => {
 
   it.each(['', '/'])('appends /latest to the prefix (URL ending %j)', async (ending) => {
     expect(fake.url).toMatch(/\/api$/);
-    await expect(new RateProvider({ url: fake.url + ending }).quote('EUR', 'GBP')).resolves.toEqual({ rate: '0.8412', date: '2026-11-20' });
+    await expect(new RateProvider({ url: fake.url + ending, allowHttp: true }).quote('EUR', 'GBP')).resolves.toEqual({ rate: '0.8412', date: '2026-11-20' });
     expect(fake.lastRequest()?.path).toBe('/api/latest');
   });
 
   it('shows the prefix in messages', async () => {
-    const err = await failure(new RateProvider({ url: fake.url }).quote('EUR', 'XXX'));
+    const err = await failure(new RateProvider({ url: fake.url, allowHttp: true }).quote('EUR', 'XXX'));
     expect(err.message).toBe(`the rate provider at ${fake.url} answered HTTP 404 for EUR/XXX: not found`);
   });
 });
@@ -163,7 +214,7 @@ describe('RateCache', () => {
     fake.setMode('ok');
     fake.resetCounts();
     clock = 1_000_000;
-    cache = new RateCache(new RateProvider({ url: fake.url, timeoutMs: TIMEOUT_MS }), () => clock);
+    cache = new RateCache(new RateProvider({ url: fake.url, timeoutMs: TIMEOUT_MS, allowHttp: true }), () => clock);
   });
 
   it('makes one request for 50 concurrent askers of one pair', async () => {

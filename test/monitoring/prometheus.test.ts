@@ -53,7 +53,7 @@ beforeAll(async () => {
   controller = startController(
     [
       ...['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates,copyrators,databases', '--namespace', ns, '--http-port', '0'],
-      ...['--leader-election-namespace', ns, '--exchange-rate-url', provider.url, '--exchange-rate-timeout', '1s'],
+      ...['--leader-election-namespace', ns, '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', '--exchange-rate-timeout', '1s'],
     ],
     join(dir, 'controller.log'),
   );

@@ -67,7 +67,7 @@ export async function startLocalCluster(dir: string, fieldManager: string): Prom
 export async function startOperatorCluster(dir: string, fieldManager: string): Promise<OperatorCluster> {
   const cluster = await startLocalCluster(dir, fieldManager);
   const args = [`--kubeconfig=${cluster.plane.kubeconfig}`, '--leader-election=false', '--http-port=0', ...cluster.webhookArgs];
-  const controller = startController(args, join(dir, 'controller.log'), { EXCHANGE_RATE_URL: cluster.rateProviderUrl });
+  const controller = startController(args, join(dir, 'controller.log'), { EXCHANGE_RATE_URL: cluster.rateProviderUrl, EXCHANGE_RATE_ALLOW_HTTP: 'true' });
   const stop = async () => {
     await controller.stop();
     await cluster.stop();

@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { withoutEngineLabels } from '../../core/names';
 import { COPIED_FROM_ANNOTATION, isCopyable, NOT_COPIED_ANNOTATIONS, SourceObject } from './sources';
 
 export interface CopiesProps {
@@ -9,7 +10,11 @@ export interface CopiesProps {
   readonly targets: readonly string[];
 }
 
-/** Every copyable source in every target namespace: data, type, labels and annotations, none of the source's identity. */
+/**
+ * Every copyable source in every target namespace: data, type, labels and annotations, none of
+ * the source's identity, nor the engine's labels it may carry (a source labelled as another
+ * owner's child would make a copy that owner claims as its own).
+ */
 export class Copies extends Construct {
   constructor(scope: Construct, id: string, props: CopiesProps) {
     super(scope, id);
@@ -20,7 +25,7 @@ export class Copies extends Construct {
         new ApiObject(this, `${target}/${source.kind}/${name}`, {
           apiVersion: 'v1',
           kind: source.kind,
-          metadata: { name, namespace: target, labels, annotations: { ...keptAnnotations, [COPIED_FROM_ANNOTATION]: `${namespace}/${name}` } },
+          metadata: { name, namespace: target, labels: withoutEngineLabels(labels), annotations: { ...keptAnnotations, [COPIED_FROM_ANNOTATION]: `${namespace}/${name}` } },
           ...(source.data ? { data: source.data } : {}),
           ...(source.binaryData ? { binaryData: source.binaryData } : {}),
           ...(source.stringData ? { stringData: source.stringData } : {}),

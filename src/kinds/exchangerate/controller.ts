@@ -4,7 +4,7 @@ import { optionValue, OptionSpec } from '../../core/options';
 import { metaTime } from '../../kube/time';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
 import { legacyConfigMapName } from './legacy';
-import { PROVIDER_FAILURES, ProviderError, RateProvider } from './provider';
+import { ALLOW_HTTP_OPTION, PROVIDER_FAILURES, PROVIDER_URL_OPTION, ProviderError, providerUrl, RateProvider } from './provider';
 import { RateCache } from './rate-cache';
 
 /** The public Frankfurter service, as the original operator used. */
@@ -23,18 +23,27 @@ function servedLegacy(exchangeRate: CustomResource<ExchangeRateSpec, ExchangeRat
 }
 
 const PROVIDER_URL = {
-  name: 'exchange-rate-url',
+  name: PROVIDER_URL_OPTION,
   type: 'string',
   default: DEFAULT_PROVIDER_URL,
-  description: 'The rate provider: an API of the Frankfurter kind (GET {url}/latest?from=BASE&to=CUR).',
+  description: 'The rate provider: an API of the Frankfurter kind (GET {url}/latest?from=BASE&to=CUR), https. It may carry a key: the install reads it from a Secret.',
+  fromSecret: true,
+} as const satisfies OptionSpec;
+const ALLOW_HTTP = {
+  name: ALLOW_HTTP_OPTION,
+  type: 'boolean',
+  default: 'false',
+  description: 'Accept an http: rate provider URL (e.g. one on loopback), whose requests travel in clear.',
 } as const satisfies OptionSpec;
 const PROVIDER_TIMEOUT = { name: 'exchange-rate-timeout', type: 'duration', default: '10s', description: 'How long one request to the rate provider may take.' } as const satisfies OptionSpec;
 
 export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRateStatus, ObservedQuote> = {
-  options: [PROVIDER_URL, PROVIDER_TIMEOUT],
+  options: [PROVIDER_URL, PROVIDER_TIMEOUT, ALLOW_HTTP],
+  checkOptions: (options) => void providerUrl(optionValue(options, PROVIDER_URL)!, optionValue(options, ALLOW_HTTP)!),
   observer: ({ options }) => {
-    // Both have defaults, so both are set.
-    const cache = new RateCache(new RateProvider({ url: optionValue(options, PROVIDER_URL)!, timeoutMs: optionValue(options, PROVIDER_TIMEOUT)! }));
+    // All have defaults, so all are set.
+    const provider = new RateProvider({ url: optionValue(options, PROVIDER_URL)!, timeoutMs: optionValue(options, PROVIDER_TIMEOUT)!, allowHttp: optionValue(options, ALLOW_HTTP)! });
+    const cache = new RateCache(provider);
     return async (exchangeRate) => {
       try {
         const { quote, fetchedAt } = await cache.get(exchangeRate.spec.base, exchangeRate.spec.currency, parseDuration(exchangeRate.spec.refreshInterval));

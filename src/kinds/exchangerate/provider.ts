@@ -23,7 +23,14 @@ export interface RateProviderOptions {
   readonly url: string;
   /** How long one request may take in all, connecting included; default 10000. */
   readonly timeoutMs?: number;
+  /** Accept an http: URL, whose requests (and any key in the URL) travel in clear; default false. */
+  readonly allowHttp?: boolean;
 }
+
+/** The controller option that lets an http: provider URL through (a provider on loopback, a test). */
+export const ALLOW_HTTP_OPTION = 'exchange-rate-allow-http';
+/** The controller option holding the provider URL. */
+export const PROVIDER_URL_OPTION = 'exchange-rate-url';
 
 /** The answer is a few hundred bytes; anything far larger is not a rate and must not fill memory. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -42,8 +49,7 @@ export class RateProvider {
   private readonly secrets: string[];
 
   constructor(options: RateProviderOptions) {
-    this.base = new URL(options.url);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`the rate provider URL must be http or https, not ${this.base.protocol}`);
+    this.base = providerUrl(options.url, options.allowHttp ?? false);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.shownUrl = `${this.base.origin}${this.base.pathname.replace(/\/+$/, '')}`;
     // Values shorter than 4 characters cannot be real secrets and would mangle every message.
@@ -80,6 +86,12 @@ export class RateProvider {
         validateStatus: () => true,
         maxContentLength: MAX_ANSWER_BYTES,
         maxRedirects: 5,
+        // Only within the provider's origin: elsewhere would get the path and query, which may hold its key.
+        beforeRedirect: (next: { protocol?: string; hostname?: string; port?: string | number }) => {
+          const port = next.port === '' || next.port === undefined ? '' : `:${next.port}`;
+          const origin = new URL(`${next.protocol}//${next.hostname?.includes(':') ? `[${next.hostname}]` : next.hostname}${port}`).origin;
+          if (origin !== this.base.origin) throw new RedirectRefused(origin);
+        },
         // A fresh connection per fetch: fetches are minutes apart, and a pooled socket the
         // provider already closed would fail the next fetch for nothing.
         httpAgent: new HttpAgent({ keepAlive: false }),
@@ -91,6 +103,8 @@ export class RateProvider {
       const text = snippet(err instanceof Error ? err.message : String(err), 160);
       if (/maxContentLength/.test(text)) this.fail('ProviderAnswerInvalid', `answered more than ${MAX_ANSWER_BYTES} bytes, which is not a rate`);
       if (code === 'ERR_FR_TOO_MANY_REDIRECTS') this.fail('ProviderRejected', 'redirected more than 5 times');
+      const refused = refusedRedirect(err);
+      if (refused) this.fail('ProviderRejected', `redirected to another origin (${refused.origin}), which is not followed: only redirects within ${this.base.origin} are`);
       this.fail('ProviderUnreachable', `could not be reached: ${text}${code && !text.includes(code) ? ` (${code})` : ''}`);
     } finally {
       clearTimeout(timer);
@@ -118,6 +132,37 @@ export class RateProvider {
     for (const secret of this.secrets) message = message.split(secret).join('***');
     throw new ProviderError(reason, message);
   }
+}
+
+/**
+ * The provider URL, if it may be used: https, or http only where allowed (its requests, and any
+ * API key it carries, would travel in clear).
+ */
+export function providerUrl(url: string, allowHttp: boolean): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`--${PROVIDER_URL_OPTION}: expected an https URL, got something that is not a URL`);
+  }
+  if (parsed.protocol === 'http:' && !allowHttp) {
+    throw new Error(`--${PROVIDER_URL_OPTION}: expected an https URL, got http: (requests and any key in the URL would travel in clear); pass --${ALLOW_HTTP_OPTION} to accept it`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--${PROVIDER_URL_OPTION}: the rate provider URL must be http or https, not ${parsed.protocol}`);
+  return parsed;
+}
+
+/** A redirect to another origin, refused before it is followed. */
+class RedirectRefused extends Error {
+  constructor(readonly origin: string) {
+    super(`redirect to ${origin} refused`);
+  }
+}
+
+/** The refused redirect behind an error, however deep in causes axios and follow-redirects put it. */
+function refusedRedirect(err: unknown): RedirectRefused | undefined {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof RedirectRefused) return e;
+  return undefined;
 }
 
 /** The provider's own explanation, e.g. Frankfurter's {"message":"not found"}. */
