@@ -20,8 +20,22 @@ type Conditions = { readonly conditions?: readonly { type?: string; status?: str
 export class ObjectMetrics {
   private readonly conditions: Gauge;
   private readonly gauges = new Map<string, Gauge>();
+  /** Its own registry, rendered at most once per maxAgeMs. */
+  private readonly registry = new Metrics();
+  private rendered?: { text: string; at: number };
 
-  constructor(registry: Metrics, kinds: readonly AnyKind[]) {
+  constructor(
+    parent: Metrics,
+    private readonly kinds: readonly AnyKind[],
+    objectsOf: (kind: AnyKind) => Iterable<CachedObject>,
+    /**
+     * How old the per-object families may be when scraped. Rebuilding them costs time in
+     * proportion to the objects served (docs/benchmarks.md: about a second at 100,000), so
+     * however often scrapes come, they are rebuilt at most once in this time. @default 5 seconds
+     */
+    private readonly maxAgeMs = 5000,
+  ) {
+    const registry = this.registry;
     this.conditions = registry.gauge(
       OBJECT_CONDITION_METRIC,
       'Conditions of each served object: 1 per object and condition type, with its status and reason.',
@@ -33,10 +47,23 @@ export class ObjectMetrics {
         this.gauges.set(metric, registry.gauge(metric, gauge.help, ['namespace', 'name']));
       }
     }
+    parent.addSection(() => this.render(objectsOf));
+  }
+
+  /** The families as of at most maxAgeMs ago. */
+  render(objectsOf: (kind: AnyKind) => Iterable<CachedObject>, now = Date.now()): string {
+    if (this.rendered && now - this.rendered.at < this.maxAgeMs) return this.rendered.text;
+    this.collect(this.kinds, objectsOf);
+    const text = this.registry.render();
+    // The series are in the text now: dropped, so that 100,000 objects' are not held twice between scrapes.
+    this.conditions.reset();
+    for (const gauge of this.gauges.values()) gauge.reset();
+    this.rendered = { text, at: now };
+    return text;
   }
 
   /** Replaces every series with what `objectsOf` holds now: objects that went away leave no series behind. */
-  collect(kinds: readonly AnyKind[], objectsOf: (kind: AnyKind) => Iterable<CachedObject>): void {
+  private collect(kinds: readonly AnyKind[], objectsOf: (kind: AnyKind) => Iterable<CachedObject>): void {
     this.conditions.reset();
     for (const gauge of this.gauges.values()) gauge.reset();
     for (const kind of kinds) {
