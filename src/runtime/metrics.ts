@@ -201,15 +201,17 @@ function braces(pairs: string[]): string {
   return pairs.length ? `{${pairs.join(',')}}` : '';
 }
 
-function escapeHelp(text: string): string {
+export function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-function escapeLabelValue(text: string): string {
+export function escapeLabelValue(text: string): string {
+  // Most values need nothing: no regular expression run for them (a scrape escapes hundreds of thousands).
+  if (!/[\\"\n]/.test(text)) return text;
   return text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-function formatNumber(n: number): string {
+export function formatNumber(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (n === Infinity) return '+Inf';
   if (n === -Infinity) return '-Inf';
