@@ -5,6 +5,7 @@
  * A rebuild writes the families from the caches; within maxAgeMs (5 s) a scrape reuses that text.
  */
 import { AnyKind } from '../src/core/kind';
+import { OBJECT_CONDITION_METRIC, objectGaugeMetric } from '../src/core/monitoring';
 import { KINDS } from '../src/kinds';
 import { OptionSpec } from '../src/runtime/config';
 import { Metrics } from '../src/runtime/metrics';
@@ -46,6 +47,28 @@ function timeScrapes(registry: Metrics, scrapes: number): { ms: number[]; bytes:
   return { ms, bytes };
 }
 
+/** As every scrape built them before they were kept (code 8f5fa3c): each object's series set in the registry's gauges, then the registry rendered. */
+function throughTheRegistry(caches: Map<AnyKind, Cached[]>): Metrics {
+  const registry = new Metrics();
+  const conditions = registry.gauge(OBJECT_CONDITION_METRIC, 'Conditions.', ['kind', 'namespace', 'name', 'type', 'status', 'reason']);
+  const gauges = new Map(KINDS.flatMap((kind) => (kind.monitoring?.gauges ?? []).map((g) => [objectGaugeMetric(kind, g), registry.gauge(objectGaugeMetric(kind, g), g.help, ['namespace', 'name'])] as const)));
+  registry.onCollect(() => {
+    conditions.reset();
+    for (const gauge of gauges.values()) gauge.reset();
+    for (const [kind, objects] of caches) {
+      for (const object of objects) {
+        const where = { namespace: object.metadata.namespace, name: object.metadata.name };
+        for (const c of object.status.conditions) conditions.set({ kind: kind.kind, ...where, type: c.type, status: c.status, reason: c.reason }, 1);
+        for (const gauge of kind.monitoring?.gauges ?? []) {
+          const value = gauge.value(object);
+          if (value !== undefined && Number.isFinite(value)) gauges.get(objectGaugeMetric(kind, gauge))!.set(where, value);
+        }
+      }
+    }
+  });
+  return registry;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const values = benchOptions('bench:scrape', OPTIONS, argv);
   if (typeof values === 'number') return values;
@@ -54,7 +77,8 @@ export async function main(argv: string[]): Promise<number> {
   const caches = cachesOf(objects);
   const objectsOf = (kind: AnyKind) => caches.get(kind) ?? [];
 
-  // maxAgeMs 0: rebuilt at every scrape, as before; the default: rebuilt at most every 5 s.
+  const before = timeScrapes(throughTheRegistry(caches), scrapes);
+  // maxAgeMs 0: rebuilt at every scrape; the default: rebuilt at most every 5 s.
   const rebuilt = new Metrics();
   new ObjectMetrics(rebuilt, KINDS, objectsOf, 0);
   const rebuilds = timeScrapes(rebuilt, scrapes);
@@ -68,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
     return [what, fixed(s.median, 1), fixed(s.min, 1), fixed(s.max, 1)];
   };
   console.log(`One scrape at ${objects} objects (${KINDS.length} kinds; ${fixed(rebuilds.bytes / 1048576, 1)} MiB of exposition text), ${scrapes} scrapes per row:`);
-  console.log(table([['scrape', 'median ms', 'min ms', 'max ms'], row('rebuilt at every scrape (maxAgeMs 0)', rebuilds.ms), row('first, then kept 5 s', first.ms), row('within the 5 s', cached.ms)]));
+  console.log(table([['scrape', 'median ms', 'min ms', 'max ms'], row('through the registry, every scrape (before)', before.ms), row('rebuilt at every scrape (maxAgeMs 0)', rebuilds.ms), row('first, then kept 5 s', first.ms), row('within the 5 s', cached.ms)]));
   console.log(`\nHeap used after: ${fixed(process.memoryUsage().heapUsed / 1048576, 1)} MiB`);
   return 0;
 }

@@ -1,14 +1,12 @@
-import { App } from 'cdk8s';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { METRICS_READER_ROLE } from '../../src/core/metrics-endpoint';
 import { KubeObject } from '../../src/kube/objects';
-import { buildApp } from '../../src/main';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
+import { installClusterRole, metricsReaderToken, readerBinding } from '../support/metrics-reader';
 import { namespaceEditor, serviceAccountKubeconfig } from '../support/tenancy';
 
 /**
@@ -24,8 +22,6 @@ let dir: string;
 let controller: ControllerProcess;
 let port: number;
 
-const operator = buildApp(new App(), { instances: [] })[1].toJson() as KubeObject[];
-const clusterRole = (name: string) => operator.find((o) => o.kind === 'ClusterRole' && o.metadata.name === name)!;
 
 async function bind(name: string, role: string, serviceAccount: string): Promise<void> {
   await admin.apply({
@@ -64,7 +60,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'metrics-security-'));
   await installCrds(admin);
   ns = await createTestNamespace(kc, 'metrics-security');
-  for (const name of ['cdk8s-operators:controller', 'cdk8s-operators:exchangerates', 'cdk8s-operators:metrics-auth', METRICS_READER_ROLE]) await admin.apply(clusterRole(name));
+  for (const name of ['cdk8s-operators:controller', 'cdk8s-operators:exchangerates', 'cdk8s-operators:metrics-auth']) await admin.apply(installClusterRole(name));
   await tokenOf('controller');
   for (const role of ['cdk8s-operators:controller', 'cdk8s-operators:exchangerates', 'cdk8s-operators:metrics-auth']) await bind(role.split(':')[1], role, 'controller');
   const cluster = kc.getCurrentCluster()!;
@@ -78,7 +74,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await controller?.stop();
   if (ns) {
-    for (const name of ['controller', 'exchangerates', 'metrics-auth', 'reader']) await admin.rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${ns}-${name}`).catch(() => undefined);
+    for (const name of ['controller', 'exchangerates', 'metrics-auth'].map((n) => `${ns}-${n}`).concat(readerBinding(ns, 'prometheus'))) {
+      await admin.rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`).catch(() => undefined);
+    }
     await deleteNamespace(kc, ns);
   }
   rmSync(dir, { recursive: true, force: true });
@@ -102,8 +100,7 @@ describe('the controller\u2019s /metrics', () => {
   });
 
   it('serves the series to a ServiceAccount bound to metrics-reader', async () => {
-    const token = await tokenOf('prometheus');
-    await bind('reader', METRICS_READER_ROLE, 'prometheus');
+    const token = await metricsReaderToken(admin, ns);
     const answer = await eventually('the binding to take effect', async () => {
       const scraped = await scrape(`Bearer ${token}`);
       return scraped.status === 200 ? scraped : undefined;
