@@ -176,7 +176,7 @@ export async function main(argv: string[]): Promise<number> {
     await objects.delete(namespace(DIRECT_NS));
     await waitUntil(`namespace ${DIRECT_NS} to be deleted`, 300_000, 1000, async () => ((await objects.find(namespace(DIRECT_NS))) ? undefined : true));
 
-    const running = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'databases', '--leader-election=false', '--http-port', '0', '--workers', String(workers), '--resync-period', '30s'], join(dir, 'controller.log'));
+    const running = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'databases', '--leader-election=false', '--http-port', '0', '--metrics-secure=false', '--workers', String(workers), '--resync-period', '30s'], join(dir, 'controller.log'));
     controller = running;
     const http = await controllerHttp(running.logFile);
     await waitUntil(`the controller\u2019s caches to sync (/readyz; log ${running.logFile})`, 60_000, 200, async () => ((await http.ready()) ? true : undefined));

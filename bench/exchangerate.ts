@@ -83,7 +83,10 @@ interface RunningController {
   readonly label: string;
   readonly process: ControllerProcess;
   readonly args: string[];
+  /** /healthz and /readyz. */
   readonly port: number;
+  /** /metrics, plain HTTP (--metrics-secure=false). */
+  readonly metricsPort: number;
   metrics(): Promise<Sample[]>;
   /** Throws, naming the log, when the controller has exited. */
   assertAlive(): void;
@@ -379,6 +382,8 @@ class Bench {
       '--kinds', 'exchangerates',
       '--leader-election=false',
       '--http-port', '0',
+      // Plain HTTP: the figures are the controller's work, not the metrics' authorization (docs/security.md#metrics).
+      '--metrics-secure=false',
       '--exchange-rate-url', this.provider!.url, '--exchange-rate-allow-http',
       '--workers', String(this.params.workers),
       ...extra,
@@ -395,9 +400,10 @@ class Bench {
       process: proc,
       args,
       port: 0,
+      metricsPort: 0,
       assertAlive,
       metrics: async () => {
-        const res = await fetch(`http://127.0.0.1:${controller.port}/metrics`, { signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(`http://127.0.0.1:${controller.metricsPort}/metrics`, { signal: AbortSignal.timeout(10_000) });
         if (!res.ok) throw new Error(`GET /metrics of controller ${label}: HTTP ${res.status}`);
         return parseMetrics(await res.text());
       },
@@ -405,10 +411,10 @@ class Bench {
     this.controllers.push(controller);
     const port = await waitUntil(`controller ${label} to log "controller starting" with its httpPort (log: ${proc.logFile})`, 60_000, 100, async () => {
       assertAlive();
-      const port = lines().find((l) => l.msg === 'controller starting')?.httpPort;
-      return typeof port === 'number' ? port : undefined;
+      const started = lines().find((l) => l.msg === 'controller starting');
+      return typeof started?.httpPort === 'number' ? started.httpPort : undefined;
     });
-    Object.assign(controller, { port });
+    Object.assign(controller, { port, metricsPort: lines().find((l) => l.msg === 'controller starting')!.metricsPort });
     // /readyz says the caches are synced, but only of the kinds already started: wait for "serving" first.
     await waitUntil(`controller ${label} to serve ExchangeRates (log: ${proc.logFile})`, 60_000, 200, async () => {
       assertAlive();

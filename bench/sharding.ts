@@ -75,7 +75,7 @@ function progress(what: string, watched: Watched<Rate>, start: number): () => vo
 async function run(rest: KubeRest, objects: ObjectClient, provider: FakeRateProvider, dir: string, replicas: number, params: { objects: number; concurrency: number; settleMs: number; workers: number; sharding: boolean }): Promise<RunFigures> {
   const started: ControllerProcess[] = [];
   for (let i = 0; i < replicas; i++) {
-    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--http-port', '0', '--workers', String(params.workers), '--exchange-rate-url', provider.url, '--exchange-rate-allow-http'];
+    const args = ['--kubeconfig', join(dir, 'plane', 'kubeconfig'), '--kinds', 'exchangerates', '--namespace', NS, '--leader-election-namespace', NS, `--sharding=${params.sharding}`, '--http-port', '0', '--metrics-secure=false', '--workers', String(params.workers), '--exchange-rate-url', provider.url, '--exchange-rate-allow-http'];
     started.push(startController(args, join(dir, `replicas-${replicas}-${i}.log`)));
   }
   const running = () => started.filter((c) => c.child.exitCode === null && c.child.signalCode === null);

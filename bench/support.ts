@@ -179,18 +179,20 @@ export interface ControllerHttp {
   ready(): Promise<boolean>;
 }
 
-/** Waits until the controller's log names the port it serves on (it logs "controller starting" with httpPort). */
+/**
+ * Waits until the controller's log names the ports it serves on (it logs "controller starting"
+ * with httpPort and metricsPort); the benchmarks run it with --metrics-secure=false.
+ */
 export async function controllerHttp(logFile: string): Promise<ControllerHttp> {
-  const port = await waitUntil(`the controller to start (log ${logFile})`, 60_000, 200, async () => {
+  const started = await waitUntil(`the controller to start (log ${logFile})`, 60_000, 200, async () => {
     // The log is opened asynchronously: right after the spawn it may not exist yet.
     const line = (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '').split('\n').find((l) => l.includes('"controller starting"'));
-    return line ? (JSON.parse(line).httpPort as number) : undefined;
+    return line ? (JSON.parse(line) as { httpPort: number; metricsPort: number }) : undefined;
   });
-  const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   return {
-    port,
-    metrics: async () => parseMetrics(await (await fetch(url('/metrics'))).text()),
-    ready: async () => (await fetch(url('/readyz'))).ok,
+    port: started.httpPort,
+    metrics: async () => parseMetrics(await (await fetch(`http://127.0.0.1:${started.metricsPort}/metrics`)).text()),
+    ready: async () => (await fetch(`http://127.0.0.1:${started.httpPort}/readyz`)).ok,
   };
 }
 

@@ -119,7 +119,7 @@ async function start(): Promise<void> {
   const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(join(__dirname, 'orphan-guard.js'))}`.trim() };
   children.push(
     // It serves conversion on loopback, where the CRDs point (no Service routes to this machine).
-    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0', `--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'], { ...env, EXCHANGE_RATE_URL: rateUrl, ...(provider ? { EXCHANGE_RATE_ALLOW_HTTP: 'true' } : {}) }, say, () => stopping),
+    new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0', '--metrics-port=0', '--conversion-webhook=true', `--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'], { ...env, EXCHANGE_RATE_URL: rateUrl, ...(provider ? { EXCHANGE_RATE_ALLOW_HTTP: 'true' } : {}) }, say, () => stopping),
     // Only on this machine: the UI acts with the control plane's admin credentials.
     new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], env, say, () => stopping),
   );

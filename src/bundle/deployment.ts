@@ -8,6 +8,7 @@ import { CONTROLLER_OPTIONS_SECRET, envName, OptionSpec } from '../core/options'
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
 import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE, WebhookCertificates } from '../core/webhook';
+import { METRICS_NAMESPACE_LABEL, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
 
 export interface ControllerDeploymentProps {
   /** The options of the kinds served: those `fromSecret` get their variable from the Secret CONTROLLER_OPTIONS_SECRET. @default none */
@@ -41,13 +42,17 @@ export function webhookServiceConfig(namespace: string): WebhookClientConfig {
   return { service: { namespace, name: WEBHOOK_SERVICE, path: WEBHOOK_PATH, port: 443 } };
 }
 
-/** The port of /metrics, /healthz and /readyz. */
+/** The port of /healthz and /readyz (plain HTTP, no data); /metrics has its own (METRICS_PORT). */
 export const HTTP_PORT = 8080;
+
+/** The NetworkPolicy's ingress rules, in this order (the Helm chart patches them by index). */
+export const INGRESS_RULE = { probes: 0, metrics: 1, webhook: 2 } as const;
 
 /**
  * The controller Deployment under the restricted Pod Security profile, with the Service
  * Prometheus scrapes, a disruption budget keeping a leader candidate, and a network policy
- * that admits only metrics scrapes in and the API server, DNS and the rate provider out.
+ * that admits the probes, metrics scrapes from labelled namespaces and the conversion webhook's
+ * callers in, and the API server, DNS and the rate provider out.
  */
 export class ControllerDeployment extends Construct {
   constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
@@ -65,7 +70,9 @@ export class ControllerDeployment extends Construct {
         `--leader-election-namespace=${namespace}`,
         `--leader-election-lease=${props.leaseName}`,
         `--http-port=${HTTP_PORT}`,
-        ...(webhook ? [`--webhook-port=${WEBHOOK_PORT}`] : []),
+        `--metrics-port=${METRICS_PORT}`,
+        // Asked explicitly: it converts every installed kind's CRDs, also when --kinds leaves the versioned kinds out.
+        ...(webhook ? ['--conversion-webhook=true', `--webhook-port=${WEBHOOK_PORT}`] : []),
         ...(webhook && props.webhookCertificates === 'cert-manager' ? ['--webhook-certificates=cert-manager'] : []),
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
@@ -83,7 +90,12 @@ export class ControllerDeployment extends Construct {
       requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '64Mi' },
       limits: { cpu: '1', memory: '512Mi', 'ephemeral-storage': '1Gi' },
     });
-    const container: k8s.Container = webhook ? { ...base, ports: [...(base.ports ?? []), { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' }] } : base;
+    const ports: k8s.ContainerPort[] = [
+      ...(base.ports ?? []),
+      { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+      ...(webhook ? [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' }] : []),
+    ];
+    const container: k8s.Container = { ...base, ports };
 
     new k8s.KubeDeployment(this, 'deployment', {
       metadata,
@@ -105,9 +117,10 @@ export class ControllerDeployment extends Construct {
       },
     });
 
+    // HTTPS; every scrape authenticated and authorized (docs/security.md#metrics).
     new k8s.KubeService(this, 'metrics', {
-      metadata: { ...metadata, name: 'controller-metrics' },
-      spec: { selector: labels, ports: [{ name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http'), protocol: 'TCP' }] },
+      metadata: { ...metadata, name: METRICS_SERVICE },
+      spec: { selector: labels, ports: [{ name: 'https', port: METRICS_PORT, targetPort: k8s.IntOrString.fromString('metrics'), protocol: 'TCP' }] },
     });
 
     if (webhook) {
@@ -129,8 +142,16 @@ export class ControllerDeployment extends Construct {
       spec: {
         podSelector: selector,
         policyTypes: ['Ingress', 'Egress'],
-        // Metrics scrapes and probes; the API server's ConversionReviews (it comes from the node or control plane network, not a pod).
-        ingress: [{ ports: [tcpPort(HTTP_PORT), ...(webhook ? [tcpPort(WEBHOOK_PORT)] : [])] }],
+        ingress: [
+          // The kubelet's probes (from the node; no data there).
+          { ports: [tcpPort(HTTP_PORT)] },
+          // Scrapes from namespaces labelled for it only (kubebuilder's allow-metrics-traffic); each is authorized besides.
+          { from: [{ namespaceSelector: { matchLabels: { ...METRICS_NAMESPACE_LABEL } } }], ports: [tcpPort(METRICS_PORT)] },
+          // The API server's ConversionReviews. A NetworkPolicy cannot name the API server in general (it
+          // comes from the node or control plane network, not a pod), so every peer is admitted here; the
+          // Helm value webhook.from narrows it to the control plane's addresses where they are known.
+          ...(webhook ? [{ ports: [tcpPort(WEBHOOK_PORT)] }] : []),
+        ],
         egress: [
           // DNS; the API server (443 through the kubernetes Service, 6443 to the endpoints); HTTP(S) to the rate provider.
           dnsEgress(),

@@ -4,7 +4,7 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
-import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
+import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
 import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
 import { CertManagerCertificates } from './cert-manager';
@@ -79,6 +79,9 @@ export class OperatorBundle extends Construct {
         subjects,
       });
     bindCluster(clusterRole('controller', COMMON_RULES));
+    bindCluster(clusterRole('metrics-auth', METRICS_AUTH_RULES));
+    // Bound to no one here: to Prometheus' ServiceAccount by whoever installs Prometheus (docs/monitoring.md).
+    clusterRole('metrics-reader', METRICS_READER_RULES);
     for (const kind of props.kinds) bindCluster(clusterRole(kind.plural, kindRules(kind, { secretCopy })));
     for (const kind of props.kinds) {
       for (const [roleNamespace, rules] of kindNamespacedRules(kind)) {

@@ -1,3 +1,5 @@
+import { k8s } from 'cdk8s-plus-27';
+import { METRICS_PATH } from '../core/metrics-endpoint';
 import { AnyKind, Permission, Verb } from '../core/kind';
 import { SECRET_COPY } from '../core/secret-copy';
 
@@ -53,6 +55,15 @@ export const COMMON_RULES: PolicyRule[] = [
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
   { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
 ];
+
+/** The secure metrics endpoint: each scrape's token reviewed, and its user's access to /metrics, by the API server. */
+export const METRICS_AUTH_RULES: PolicyRule[] = [
+  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+];
+
+/** Who may scrape /metrics: bound to Prometheus' ServiceAccount by whoever runs it (kubebuilder's metrics-reader). */
+export const METRICS_READER_RULES: k8s.PolicyRule[] = [{ nonResourceUrLs: [METRICS_PATH], verbs: ['get'] }];
 
 /** Leader election, in the operator's own namespace only. */
 export function leaderElectionRules(leaseName: string): PolicyRule[] {

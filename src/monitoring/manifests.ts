@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { AnyKind, KubeJson } from '../core/kind';
 import { PRODUCT } from '../core/names';
+import { METRICS_PATH } from '../core/metrics-endpoint';
 import { grafanaDashboard } from './dashboard';
 import { MONITORING_JOB } from './engine-alerts';
 import { RuleGroup, ruleGroups } from './rules';
@@ -25,7 +26,15 @@ export function prometheusRule(groups: readonly RuleGroup[]): Manifest {
   return { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: PRODUCT, namespace: NAMESPACE, labels: LABELS }, spec: { groups } };
 }
 
-/** Scrapes the controller's metrics Service, every replica, with the job label the rules select on. */
+/** Where Prometheus' Pod has its ServiceAccount's token (which the metrics-reader ClusterRole must be bound to). */
+export const PROMETHEUS_TOKEN_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Scrapes the controller's metrics Service, every replica, with the job label the rules select
+ * on: over HTTPS with Prometheus' own ServiceAccount token, as kubebuilder's ServiceMonitor. The
+ * controller's certificate is self-signed at each start, so there is no CA to verify it by:
+ * the connection is encrypted, not verified (docs/security.md#metrics).
+ */
 export function serviceMonitor(): Manifest {
   return {
     apiVersion: 'monitoring.coreos.com/v1',
@@ -34,7 +43,17 @@ export function serviceMonitor(): Manifest {
     spec: {
       selector: { matchLabels: CONTROLLER_LABELS },
       namespaceSelector: { matchNames: [NAMESPACE] },
-      endpoints: [{ port: 'http', path: '/metrics', interval: '30s', relabelings: [{ action: 'replace', targetLabel: 'job', replacement: MONITORING_JOB }] }],
+      endpoints: [
+        {
+          port: 'https',
+          scheme: 'https',
+          path: METRICS_PATH,
+          interval: '30s',
+          bearerTokenFile: PROMETHEUS_TOKEN_FILE,
+          tlsConfig: { insecureSkipVerify: true },
+          relabelings: [{ action: 'replace', targetLabel: 'job', replacement: MONITORING_JOB }],
+        },
+      ],
     },
   };
 }

@@ -71,7 +71,7 @@ export class Controller {
     const controllers = new Map(settings.kinds.flatMap(identitiesOf).map((identity) => [crdName(identity), controllerName(identity)]));
     const controllerOf = (key: string) => controllers.get(key.slice(0, key.indexOf('|')));
     this.queue = new WorkQueue(undefined, this.metrics.queueHooks(controllerOf));
-    const objectMetrics = new ObjectMetrics(registry, settings.kinds);
+    new ObjectMetrics(registry, settings.kinds, (kind) => identitiesOf(kind).flatMap((identity) => this.served.get(crdName(identity))?.() ?? []));
     const restarts = registry.counter('cdk8s_operators_watch_restarts_total', 'Watches started over other than by the server\u2019s routine timeout, by collection and why (expired, error, silent).', ['resource', 'reason']);
     this.watchRestarts = {
       // Every reason at 0 from the start, so that increase() sees the first restart.
@@ -80,7 +80,6 @@ export class Controller {
     };
     registry.onCollect(() => {
       this.metrics.collectQueue(this.queue, [...new Set(controllers.values())], controllerOf);
-      objectMetrics.collect(settings.kinds, (kind) => identitiesOf(kind).flatMap((identity) => this.served.get(crdName(identity))?.() ?? []));
     });
   }
 

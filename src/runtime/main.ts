@@ -8,6 +8,8 @@ import { KubeRest } from '../kube/rest';
 import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './config';
 import { Controller } from './controller';
 import { HealthServer } from './http';
+import { MetricsServer } from './metrics-server';
+import { METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
 import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
@@ -15,7 +17,8 @@ import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
-import { WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { serviceDnsNames, WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { MetricsAuthorizer } from './metrics-auth';
 import { Sharding } from './sharding/setup';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
@@ -30,8 +33,19 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
   { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
   { name: 'sharding', type: 'boolean', default: 'false', description: 'Share the objects among all replicas: each holds a Lease of its own and serves only the objects the leader labels for it (needs --leader-election).' },
-  { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' },
-  { name: 'conversion-webhook', type: 'boolean', default: 'true', description: 'Serve the conversion webhook of the kinds with several versions (and inject its CA into their CRDs); false when another process serves it.' },
+  { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz and /readyz (plain HTTP, no data); 0 picks a free one.' },
+  { name: 'metrics-port', type: 'integer', min: 0, default: String(METRICS_PORT), description: 'Port of /metrics; 0 picks a free one.' },
+  {
+    name: 'metrics-secure',
+    type: 'boolean',
+    default: 'true',
+    description: 'Serve /metrics over HTTPS (a self-signed certificate) to callers whose bearer token the API server accepts and whose user may get /metrics (the metrics-reader ClusterRole); false serves plain HTTP to anyone, for local development only.',
+  },
+  {
+    name: 'conversion-webhook',
+    type: 'boolean',
+    description: 'Serve the conversion webhook of every installed kind with several versions (and inject its CA into their CRDs): true always (the install says so), false never (another process serves it); unset, only when a kind this controller serves has several versions.',
+  },
   { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
   { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
   {
@@ -98,12 +112,14 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   }, log, metrics);
 
   // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
-  const webhook = conversionWebhook(rest, options, allKinds, withoutExtraGroups, log);
+  const webhook = conversionWebhook(rest, options, allKinds, kinds, withoutExtraGroups, log);
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
-  const http = new HealthServer({ port: options['http-port'] as number, metrics, processMetrics: processMetrics(), ready });
+  const http = new HealthServer({ port: options['http-port'] as number, ready });
   const port = await http.start();
-  log.info('controller starting', { identity, httpPort: port, kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
+  const metricsServer = new MetricsServer({ port: options['metrics-port'] as number, metrics, processMetrics: processMetrics(), secure: options['metrics-secure'] ? await secureMetrics(rest, leaseNamespace) : undefined });
+  const metricsPort = await metricsServer.start();
+  log.info('controller starting', { identity, httpPort: port, metricsPort, metricsSecure: options['metrics-secure'], kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
@@ -122,6 +138,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       await sharding?.stop();
       // Last: the informers read through conversion until they stop.
       await webhook?.stop();
+      await metricsServer.stop();
       await http.stop();
       resolve(code);
     };
@@ -184,9 +201,25 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   });
 }
 
-/** The conversion webhook, when a served kind has several versions and this process is to serve it. */
-function conversionWebhook(rest: KubeRest, options: OptionValues, kinds: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
-  if (!options['conversion-webhook'] || !kinds.some(hasVersions)) return undefined;
+/** HTTPS with a certificate made at start, every scrape reviewed by the API server (docs/security.md#metrics). */
+async function secureMetrics(rest: KubeRest, namespace: string): Promise<NonNullable<ConstructorParameters<typeof MetricsServer>[0]['secure']>> {
+  // Loaded only here: the X.509 library is not needed to serve plain HTTP.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { selfSignedServing } = require('./self-signed') as typeof import('./self-signed');
+  const tls = await selfSignedServing({ dns: [...serviceDnsNames(METRICS_SERVICE, namespace), 'localhost'], ips: ['127.0.0.1'] });
+  return { tls, authorizer: new MetricsAuthorizer(rest, { path: METRICS_PATH }) };
+}
+
+/**
+ * The conversion webhook of every installed kind with several versions (`allKinds`, served here
+ * or not), when asked (--conversion-webhook=true, as the install runs it) or, unasked, when a kind
+ * this controller serves has several versions: a controller of kinds with one version alone
+ * (--kinds exchangerates) writes no webhook Secret into a namespace that may not exist.
+ */
+function conversionWebhook(rest: KubeRest, options: OptionValues, allKinds: readonly AnyKind[], served: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
+  const asked = options['conversion-webhook'] as boolean | undefined;
+  if (asked === false || !allKinds.some(hasVersions) || (asked === undefined && !served.some(hasVersions))) return undefined;
+  const kinds = allKinds;
   const url = options['webhook-url'] as string | undefined;
   if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);
   const certificates = options['webhook-certificates'] as WebhookCertificates;

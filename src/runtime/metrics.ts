@@ -54,10 +54,16 @@ export class Metrics {
   private readonly families = new Map<string, Family>();
   private readonly instruments = new Map<string, Counter | Gauge | Histogram>();
   private readonly collectors: Array<() => void> = [];
+  private readonly sections: Array<() => string> = [];
 
   /** Runs `collect` before every render: for gauges read from state (caches, in-flight work) at scrape time. */
   onCollect(collect: () => void): void {
     this.collectors.push(collect);
+  }
+
+  /** Appends what `render` returns to every render: the families of another registry (e.g. one rendered less often). */
+  addSection(render: () => string): void {
+    this.sections.push(render);
   }
 
   counter(name: string, help: string, labelNames: string[] = []): Counter {
@@ -120,7 +126,7 @@ export class Metrics {
         lines.push(`${family.name}_sum${braces(pairs)} ${formatNumber(s.sum)}`, `${family.name}_count${braces(pairs)} ${s.count}`);
       }
     }
-    return lines.length ? lines.join('\n') + '\n' : '';
+    return (lines.length ? lines.join('\n') + '\n' : '') + this.sections.map((section) => section()).join('');
   }
 
   private register<T extends Counter | Gauge | Histogram>(
@@ -195,15 +201,17 @@ function braces(pairs: string[]): string {
   return pairs.length ? `{${pairs.join(',')}}` : '';
 }
 
-function escapeHelp(text: string): string {
+export function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-function escapeLabelValue(text: string): string {
+export function escapeLabelValue(text: string): string {
+  // Most values need nothing: no regular expression run for them (a scrape escapes hundreds of thousands).
+  if (!/[\\"\n]/.test(text)) return text;
   return text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-function formatNumber(n: number): string {
+export function formatNumber(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (n === Infinity) return '+Inf';
   if (n === -Infinity) return '-Inf';

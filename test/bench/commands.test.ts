@@ -27,6 +27,11 @@ describe('the benchmark commands, run small', () => {
     expect({ code, output }).toMatchObject({ code: 0, output: expect.stringMatching(/\bC\b.*20/) });
   }, 300_000);
 
+  it('bench:scrape times a scrape of 1,000 objects three ways', async () => {
+    const { code, output } = await runBench('scrape.js', ['--objects', '1000', '--scrapes', '2']);
+    expect({ code, output }).toMatchObject({ code: 0, output: expect.stringMatching(/within the 5 s/) });
+  }, 120_000);
+
   it('bench:sharding serves with one replica', async () => {
     const { code, output } = await runBench('sharding.js', ['--objects', '20', '--replicas', '1', '--settle', '1s']);
     expect({ code, output }).toMatchObject({ code: 0, output: expect.stringMatching(/logs in /) });

@@ -15,13 +15,31 @@ function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<s
   return chart.toJson();
 }
 const controllerRules = (objects: Record<string, any>[]): PolicyRule[] => // eslint-disable-line @typescript-eslint/no-explicit-any
-  objects.filter((o) => ['ClusterRole', 'Role'].includes(o.kind) && !/:(view|edit|guitar-ui)$/.test(o.metadata.name)).flatMap((o) => o.rules);
+  objects.filter((o) => ['ClusterRole', 'Role'].includes(o.kind) && !/:(view|edit|guitar-ui|metrics-reader)$/.test(o.metadata.name)).flatMap((o) => o.rules);
 
 describe('the operator bundle', () => {
   it('grants no wildcard anywhere', () => {
-    for (const rule of bundle(true).filter((o) => o.rules).flatMap((o) => o.rules as PolicyRule[])) {
-      expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain('*');
+    for (const rule of bundle(true).filter((o) => o.rules).flatMap((o) => o.rules as (PolicyRule & { nonResourceURLs?: string[] })[])) {
+      expect([...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.nonResourceURLs ?? []), ...rule.verbs]).not.toContain('*');
     }
+  });
+
+  it('ships metrics-reader (get /metrics, bound to no one), lets the controller review tokens and access, and admits the metrics port only from labelled namespaces', () => {
+    const objects = bundle();
+    const role = (name: string) => objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === name);
+    expect(role('cdk8s-operators:metrics-reader')!.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    expect(objects.some((o) => o.kind === 'ClusterRoleBinding' && o.roleRef.name === 'cdk8s-operators:metrics-reader')).toBe(false);
+    expect(role('cdk8s-operators:metrics-auth')!.rules).toEqual([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'controller')!;
+    const rulesFor = (port: number) => policy.spec.ingress.filter((r: { ports: { port: number }[] }) => r.ports.some((p) => p.port === port));
+    expect(rulesFor(8443)).toEqual([{ from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }], ports: [{ port: 8443, protocol: 'TCP' }] }]);
+    // The probes' port holds no data; the webhook's cannot name the API server (docs/security.md).
+    expect(rulesFor(8080)).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }] }]);
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'controller-metrics')!;
+    expect(service.spec.ports).toEqual([{ name: 'https', port: 8443, targetPort: 'metrics', protocol: 'TCP' }]);
   });
 
   it('reads CRDs, and writes only its versioned CRDs by name: the webhook\u2019s caBundle and the pruned storedVersions', () => {
@@ -186,7 +204,7 @@ describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdent
     expect(args(all).some((a) => a.startsWith('--without-extra-groups'))).toBe(false);
     // The rules naming every versioned CRD (the webhook's, the storage migration's) lose only the left-out group's.
     const ofOthers = (rules: PolicyRule[]) =>
-      rules.filter((r) => !(r.apiGroups.length === 1 && r.apiGroups[0] === extra.group)).map((r) => (r.resourceNames ? { ...r, resourceNames: r.resourceNames.filter((n) => n !== name) } : r));
+      rules.filter((r) => !(r.apiGroups?.length === 1 && r.apiGroups[0] === extra.group)).map((r) => (r.resourceNames ? { ...r, resourceNames: r.resourceNames.filter((n) => n !== name) } : r));
     const unnamed = (o: Record<string, any>) => (o.rules ? { ...o, rules: ofOthers(o.rules) } : o); // eslint-disable-line @typescript-eslint/no-explicit-any
     const rest = (objects: Record<string, any>[]) => objects.filter((o) => !o.metadata.name.includes(name) && o.kind !== 'Deployment').map(unnamed); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(rest(without)).toEqual(rest(all));

@@ -178,7 +178,7 @@ describe('the controller serving cert-manager\u2019s certificate', () => {
 
   it('waits for the Secret, serves conversion with it once cert-manager wrote it, and makes no CA nor injects any', async () => {
     const httpPort = await freePort();
-    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, `--http-port=${httpPort}`, '--log-level=error'];
+    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, `--http-port=${httpPort}`, '--metrics-port=0', '--log-level=error'];
     const readyz = () => fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status, () => 0);
     const before = process.listeners('SIGTERM');
     const crdBefore = await rest.request<Json>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`);

@@ -48,7 +48,7 @@ describe('the bundle with a kind of several versions', () => {
     expect(service?.spec.ports).toEqual([{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }]);
     expect(service?.spec.selector).toEqual(deployment(objects).spec.selector.matchLabels);
     const policy = objects.find((o) => o.kind === 'NetworkPolicy');
-    expect(policy?.spec.ingress[0].ports).toContainEqual({ protocol: 'TCP', port: 9443 });
+    expect(policy?.spec.ingress.flatMap((r: { ports: unknown[] }) => r.ports)).toContainEqual({ protocol: 'TCP', port: 9443 });
   });
 
   it('converts for a versioned kind whose CRD is installed although this controller does not serve it', () => {
@@ -67,6 +67,7 @@ describe('the bundle with a kind of several versions', () => {
   it('adds none of it while no kind has several versions', () => {
     const plain = bundle(KINDS.filter((k) => !k.olderVersions?.length));
     expect(plain.filter((o) => o.metadata.name.includes('conversion-webhook') || o.metadata.name === 'controller-webhook')).toEqual([]);
-    expect(deployment(plain).spec.template.spec.containers[0].ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    expect(deployment(plain).spec.template.spec.containers[0].ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 8443, protocol: 'TCP' }]);
+    expect(deployment(plain).spec.template.spec.containers[0].args).not.toContain('--conversion-webhook=true');
   });
 });

@@ -7,7 +7,7 @@ import { startController } from '../support/controller-process';
 
 /** The V8 flags the kernel started a process with. */
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-const args = ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates', '--namespace', 'nothing-runs-here', '--leader-election=false', '--http-port', '0'];
+const args = ['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates', '--namespace', 'nothing-runs-here', '--leader-election=false', '--http-port', '0', '--metrics-port', '0'];
 let dir: string;
 
 beforeAll(() => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   cluster = await startPrivateCluster('e2e-controller', ns);
   ({ objects, provider } = cluster);
   controller = startController(
-    ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', '--exchange-rate-timeout', '1s'],
+    ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars', '--leader-election=false', '--http-port', '0', '--metrics-secure=false', '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', '--exchange-rate-timeout', '1s'],
     join(cluster.dir, 'controller.log'),
   );
 }, 120_000);
@@ -146,11 +146,12 @@ describe('Guitar', () => {
 
 describe('the controller process', () => {
   it('serves /healthz, /readyz and Prometheus /metrics with reconcile counts and durations', async () => {
-    const port = controller.logs().find((l) => l.msg === 'controller starting')!.httpPort as number;
-    const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`).then(async (r) => ({ status: r.status, text: await r.text() }));
-    await expect(get('/healthz')).resolves.toEqual({ status: 200, text: 'ok' });
-    await expect(get('/readyz')).resolves.toEqual({ status: 200, text: 'ok' });
-    const metrics = (await get('/metrics')).text;
+    // Plain HTTP (--metrics-secure=false): what is checked here is the series; test/security/metrics.test.ts checks who may read them.
+    const started = controller.logs().find((l) => l.msg === 'controller starting')!;
+    const get = (port: unknown, path: string) => fetch(`http://127.0.0.1:${port as number}${path}`).then(async (r) => ({ status: r.status, text: await r.text() }));
+    await expect(get(started.httpPort, '/healthz')).resolves.toEqual({ status: 200, text: 'ok' });
+    await expect(get(started.httpPort, '/readyz')).resolves.toEqual({ status: 200, text: 'ok' });
+    const metrics = (await get(started.metricsPort, '/metrics')).text;
     expect(metrics).toMatch(/^cdk8s_operators_reconciles_total\{kind="ExchangeRate",result="success"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^cdk8s_operators_reconcile_duration_seconds_count\{kind="Guitar"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^cdk8s_operators_workqueue_depth \d+$/m);

@@ -66,12 +66,24 @@ describe('dist/helm with the real helm', () => {
     expect(controllerOf(helmTemplate('--set', 'image.tag=')).container.image).toBe(`cdk8s-operators/controller:${version}`);
   });
 
+  it('serves metrics in plain HTTP only with metrics.secure=false, admits the namespaces metrics.namespaceSelector selects, and the webhook\u2019s peers webhook.from names', () => {
+    const policyOf = (objects: typeof plain) => find(objects, 'NetworkPolicy', 'controller') as unknown as { spec: { ingress: { from?: unknown[]; ports: { port: number }[] }[] } };
+    const ruleFor = (objects: typeof plain, port: number) => policyOf(objects).spec.ingress.find((r) => r.ports.some((p) => p.port === port));
+    const plain = helmTemplate();
+    expect(controllerOf(plain).container.args).not.toContain('--metrics-secure=false');
+    expect(ruleFor(plain, 9443)).toEqual({ ports: [{ port: 9443, protocol: 'TCP' }] });
+    const rendered = helmTemplate('--set', 'metrics.secure=false', '--set', 'metrics.namespaceSelector.matchLabels.team=monitoring', '--set', 'webhook.from[0].ipBlock.cidr=10.0.0.0/24');
+    expect(controllerOf(rendered).container.args).toContain('--metrics-secure=false');
+    expect(ruleFor(rendered, 8443)?.from).toEqual([{ namespaceSelector: { matchLabels: { metrics: 'enabled', team: 'monitoring' } } }]);
+    expect(ruleFor(rendered, 9443)).toEqual({ from: [{ ipBlock: { cidr: '10.0.0.0/24' } }], ports: [{ port: 9443, protocol: 'TCP' }] });
+  });
+
   it('passes the kinds, namespaces and Secret copying to the controller, and grants Secret access only with secretCopy', () => {
     const plain = helmTemplate();
-    expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080', '--webhook-port=9443']);
+    expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080', '--metrics-port=8443', '--conversion-webhook=true', '--webhook-port=9443']);
 
     const rendered = helmTemplate('--set', 'secretCopy=true', '--set', 'kinds={copyrators,exchangerates}', '--set', 'watchNamespaces={team-a,team-b}');
-    expect(controllerOf(rendered).container.args.slice(5)).toEqual(['--enable-secrets', '--kinds=copyrators,exchangerates', '--namespace=team-a,team-b']);
+    expect(controllerOf(rendered).container.args.slice(7)).toEqual(['--enable-secrets', '--kinds=copyrators,exchangerates', '--namespace=team-a,team-b']);
     expect(rulesOf(rendered, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps', 'secrets']);
     expect(rulesOf(plain, 'cdk8s-operators:copyrators')?.find((r) => r.resources.includes('configmaps'))?.resources).toEqual(['configmaps']);
     // Secret copying changes the copyrators' ClusterRole and the controller's flags, nothing else.
@@ -83,7 +95,7 @@ describe('dist/helm with the real helm', () => {
     const rendered = helmTemplate('--set', 'kinds={exchangerates}');
     const served = rendered.filter((o) => o.kind === 'ClusterRole' && /^cdk8s-operators:[a-z]+s$/.test(o.metadata.name)).map((o) => o.metadata.name);
     expect(served).toEqual(['cdk8s-operators:exchangerates']);
-    expect(rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name).sort()).toEqual(['cdk8s-operators:controller', 'cdk8s-operators:conversion-webhook', 'cdk8s-operators:exchangerates', 'cdk8s-operators:storage-migration']);
+    expect(rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.metadata.name).sort()).toEqual(['cdk8s-operators:controller', 'cdk8s-operators:conversion-webhook', 'cdk8s-operators:exchangerates', 'cdk8s-operators:metrics-auth', 'cdk8s-operators:storage-migration']);
     // registrymirrors' namespace and Role there, and the guitar UI, go with their kinds.
     expect(rendered.filter((o) => o.metadata.namespace === 'registry-mirrors' || o.metadata.name === 'registry-mirrors')).toEqual([]);
     expect(rendered.filter((o) => o.metadata.name.includes('guitar-ui'))).toEqual([]);
@@ -106,11 +118,11 @@ describe('dist/helm with the real helm', () => {
       'ClusterRoleBinding//cdk8s-operators:copyrators.flant.com',
       'CustomResourceDefinition//copyrators.flant.com',
     ]);
-    expect(controllerOf(rendered).container.args.slice(5)).toEqual(['--without-extra-groups=copyrators.flant.com']);
+    expect(controllerOf(rendered).container.args.slice(7)).toEqual(['--without-extra-groups=copyrators.flant.com']);
     // Nothing else changes.
     expect(rendered.filter((o) => o.kind !== 'Deployment' || o.metadata.name !== 'controller').every((o) => isDeepStrictEqual(o, plain.find((p) => id(p) === id(o))))).toBe(true);
     const both = helmTemplate('--set', 'withoutExtraGroups={copyrators.flant.com,databases.stable.imaginedata.co}');
-    expect(controllerOf(both).container.args.slice(5)).toEqual(['--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co']);
+    expect(controllerOf(both).container.args.slice(7)).toEqual(['--without-extra-groups=copyrators.flant.com,databases.stable.imaginedata.co']);
     expect(both.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
   });
 

@@ -102,8 +102,8 @@ beforeAll(async () => {
   sandbox = new PodSandbox(rootfs, config, { KUBERNETES_SERVICE_HOST: api.hostname, KUBERNETES_SERVICE_PORT: api.port, POD_NAME: 'controller-image-test', HOSTNAME: 'controller-image-test' });
   sandbox.mount({ token: request.status.token, caPem: readFileSync(join(dir, 'cluster', 'ca.crt'), 'utf8'), namespace: OPERATOR_NAMESPACE }, join(dir, 'serviceaccount'));
 
-  // The Deployment's own arguments; only the port (8080 may be taken on a shared machine) and the provider differ.
-  const podArgs = args.map((a) => (a.startsWith('--http-port=') ? '--http-port=0' : a));
+  // The Deployment's own arguments; only the ports (8080 and 8443 may be taken on a shared machine) and the provider differ.
+  const podArgs = args.map((a) => (a.startsWith('--http-port=') ? '--http-port=0' : a.startsWith('--metrics-port=') ? '--metrics-port=0' : a));
   controller = sandbox.start(podArgs, controllerLog(), { EXCHANGE_RATE_URL: provider.url, EXCHANGE_RATE_ALLOW_HTTP: 'true' });
   // If the test process dies before afterAll, the watchdog stops the control plane and the controller; the next run unmounts.
   const watched = [...plane.processes, { name: 'controller', pid: controller.pid!, logFile: controllerLog(), binary: 'chroot', args: podArgs }];

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
@@ -9,6 +9,7 @@ import { ruleGroups } from '../../src/monitoring/rules';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, installCrds, testObjects } from '../support/manifests';
+import { metricsReaderToken, readerBinding } from '../support/metrics-reader';
 import { PrometheusProcess, rulesWithShortFor, startPrometheus } from '../support/prometheus';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 import { whenReady } from '../support/resources';
@@ -57,15 +58,21 @@ beforeAll(async () => {
     ],
     join(dir, 'controller.log'),
   );
-  const port = await eventually('the controller to say its port', async () => controller.logs().find((l) => l.msg === 'controller starting')?.httpPort as number | undefined);
-  prometheus = await startPrometheus(dir, { job: MONITORING_JOB, targets: [`127.0.0.1:${port}`], rules: rulesWithShortFor(join(DIST, 'monitoring', 'rules.yaml'), '2s') });
+  const port = await eventually('the controller to say its port', async () => controller.logs().find((l) => l.msg === 'controller starting')?.metricsPort as number | undefined);
+  // As the ServiceMonitor scrapes: HTTPS, the self-signed certificate not verified, a token of a ServiceAccount bound to metrics-reader.
+  writeFileSync(join(dir, 'token'), await metricsReaderToken(objects, ns));
+  const scrape = { scheme: 'https', authorization: { credentials_file: join(dir, 'token') }, tls_config: { insecure_skip_verify: true } };
+  prometheus = await startPrometheus(dir, { job: MONITORING_JOB, targets: [`127.0.0.1:${port}`], rules: rulesWithShortFor(join(DIST, 'monitoring', 'rules.yaml'), '2s'), scrape });
 }, 120_000);
 
 afterAll(async () => {
   await prometheus?.stop();
   await controller?.stop();
   await provider?.close();
-  if (ns) await deleteNamespace(kc, ns);
+  if (ns) {
+    await objects.rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${readerBinding(ns, 'prometheus')}`).catch(() => undefined);
+    await deleteNamespace(kc, ns);
+  }
   if (target) await deleteNamespace(kc, target);
 });
 

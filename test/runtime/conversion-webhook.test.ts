@@ -265,7 +265,7 @@ describe('the controller with a kind of several versions', () => {
     const namespace = space.name;
     const [port, httpPort] = [await freePort(), await freePort()];
     await installCrd(kind, urlOf(port));
-    const args = (more: string[]) => [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, `--http-port=${httpPort}`, '--log-level=error', ...more];
+    const args = (more: string[]) => [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, `--http-port=${httpPort}`, '--metrics-port=0', '--log-level=error', ...more];
     const readyz = () => fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status, () => 0);
 
     const before = process.listeners('SIGTERM');
@@ -300,7 +300,7 @@ describe('the controller with a kind of several versions', () => {
     await installTestCrd(plain);
     const before = process.listeners('SIGTERM');
     // The webhook's own namespace does not exist: it cannot store its certificate, and retries.
-    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, '--leader-election-namespace=no-such-namespace', `--kinds=${plain.plural}`, `--http-port=${httpPort}`, `--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`];
+    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, '--leader-election-namespace=no-such-namespace', `--kinds=${plain.plural}`, `--http-port=${httpPort}`, '--metrics-port=0', '--conversion-webhook=true', `--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`];
     const done = runController(args, {}, [plain, kind], () => undefined);
     await objects.create({ apiVersion: `${plain.group}/v1`, kind: plain.kind, metadata: { name: 'served', namespace }, spec: { size: 1 } });
     await eventually('the kind of one version to be reconciled', async () => {

@@ -23,13 +23,17 @@ export interface ControllerProcess {
  * Starts the controller with `args`, and `env` added to this process's environment (e.g.
  * NAMESPACE). It leaves conversion to the run's own webhook (test/support/conversion.ts), where
  * the CRDs point, unless `args` say how it serves conversion itself (--webhook-url, --conversion-webhook).
+ * This checkout's controller serves its metrics on a free port unless `args` name one (--metrics-port),
+ * so that controllers of tests run side by side do not contend for 8443; its log line "controller
+ * starting" says which (metricsPort).
  * `bin` is another build's CLI (e.g. a released one, test/support/released.ts).
  */
 export function startController(args: string[], logFile: string, env: Record<string, string> = {}, bin = CHECKOUT_BIN): ControllerProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
   const servesConversion = args.some((a) => a.startsWith('--webhook-url') || a.startsWith('--conversion-webhook'));
   const conversion = servesConversion ? {} : { CONVERSION_WEBHOOK: 'false' };
-  const child = spawn(process.execPath, [bin, 'controller', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...conversion, ...env } });
+  const metricsPort = bin === CHECKOUT_BIN && !args.some((a) => a.startsWith('--metrics-port')) ? ['--metrics-port=0'] : [];
+  const child = spawn(process.execPath, [bin, 'controller', ...args, ...metricsPort], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...conversion, ...env } });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

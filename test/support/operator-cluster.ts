@@ -54,7 +54,7 @@ export async function startLocalCluster(dir: string, fieldManager: string): Prom
     provider = await startRateProvider();
     const webhookPort = await freePort();
     const webhookUrl = `https://127.0.0.1:${webhookPort}/convert`;
-    const webhookArgs = [`--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'];
+    const webhookArgs = ['--conversion-webhook=true', `--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'];
     const localCrds = <T extends { kind?: unknown }>(manifests: readonly T[]) => manifests.map((m) => withWebhookClientConfig(m, { url: webhookUrl }));
     return { plane, kc, objects: new ObjectClient(new KubeRest(kc), fieldManager), rateProviderUrl: provider.url, webhookUrl, webhookArgs, localCrds, stop };
   } catch (err) {

@@ -37,13 +37,14 @@ export function rulesWithShortFor(rulesFile: string, holdFor: string): string {
   return Yaml.stringify(rules);
 }
 
-export async function startPrometheus(dir: string, options: { job: string; targets: string[]; rules: string }): Promise<PrometheusProcess> {
+/** `scrape`: more of the job's scrape config, e.g. its scheme, authorization and tls_config. */
+export async function startPrometheus(dir: string, options: { job: string; targets: string[]; rules: string; scrape?: Record<string, unknown> }): Promise<PrometheusProcess> {
   const port = await freePort();
   writeFileSync(join(dir, 'rules.yaml'), options.rules);
   const config = {
     global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
     rule_files: [join(dir, 'rules.yaml')],
-    scrape_configs: [{ job_name: options.job, static_configs: [{ targets: options.targets }] }],
+    scrape_configs: [{ job_name: options.job, static_configs: [{ targets: options.targets }], ...options.scrape }],
   };
   writeFileSync(join(dir, 'prometheus.yml'), Yaml.stringify(config));
   const log = join(dir, 'prometheus.log');

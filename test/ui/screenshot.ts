@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     const ns = 'band';
     await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await eventually('the Guitar CRD to be served', () => objects.rest.request('GET', `/apis/kool.karmalabs.local/v1/namespaces/${ns}/guitars`));
-    const controller = startCommand('controller', ['--kubeconfig', plane.kubeconfig, '--kinds', 'guitars', '--leader-election=false', '--http-port', '0'], join(dir, 'controller.log'));
+    const controller = startCommand('controller', ['--kubeconfig', plane.kubeconfig, '--kinds', 'guitars', '--leader-election=false', '--http-port', '0', '--metrics-port', '0'], join(dir, 'controller.log'));
     stops.unshift(() => controller.stop());
     await eventually('the ServiceAccount admission to be ready', () => objects.get({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } }));
     // A guitarist with exactly the guitar rights, whose token signs in to the UI (which holds none).

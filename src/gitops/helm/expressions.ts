@@ -17,9 +17,12 @@ export class HelmExpressions {
     return this.marker((indent) => `{{- toYaml .Values.${valuesPath} | nindent ${indent.length + 2} }}`);
   }
 
-  /** List items the template adds (or not), one per line at the list's indent, e.g. `{{- if .Values.x }}`, `- --x`, `{{- end }}`. */
-  listItems(lines: string[]): string {
-    return this.marker((indent) => lines.map((line, i) => (i === 0 ? line : `${indent}${line}`)).join('\n'));
+  /**
+   * List items the template adds (or not), one per line at the list's indent, e.g. `{{- if .Values.x }}`, `- --x`, `{{- end }}`;
+   * lines that depend on that indent (a `nindent`) are given by a function of it.
+   */
+  listItems(lines: string[] | ((indent: string) => string[])): string {
+    return this.marker((indent) => (typeof lines === 'function' ? lines(indent) : lines).map((line, i) => (i === 0 ? line : `${indent}${line}`)).join('\n'));
   }
 
   /**

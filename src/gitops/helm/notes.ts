@@ -20,7 +20,8 @@ The CRDs are templates kept on uninstall (helm.sh/resource-policy: keep), so tha
 Next:
   kubectl -n ${ns} rollout status deployment/controller
   kubectl get {{ if .Values.kinds }}{{ join "," .Values.kinds }}{{ else }}all-operators{{ end }} --all-namespaces
-  kubectl -n ${ns} port-forward service/controller-metrics 8080   # then: curl localhost:8080/metrics
+  kubectl -n ${ns} port-forward service/controller-metrics 8443   # then, with a token bound to cdk8s-operators:metrics-reader:
+  #   curl -k -H "Authorization: Bearer $TOKEN" https://localhost:8443/metrics   (docs/security.md#metrics)
 {{- if and .Values.ui.enabled (or (empty .Values.kinds) (has "${guitarKind.plural}" .Values.kinds)) }}
   kubectl -n ${ns} port-forward service/${UI_NAME} 8081:80      # the guitar UI: http://localhost:8081
 {{- if eq .Values.ui.auth "token" }}

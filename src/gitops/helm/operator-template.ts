@@ -1,6 +1,7 @@
 import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { isDeepStrictEqual } from 'node:util';
-import { ControllerDeployment } from '../../bundle/deployment';
+import { ControllerDeployment, INGRESS_RULE } from '../../bundle/deployment';
+import { METRICS_NAMESPACE_LABEL } from '../../core/metrics-endpoint';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind, KubeJson } from '../../core/kind';
 import { HelmExpressions } from './expressions';
@@ -89,6 +90,8 @@ export function operatorTemplate(
     watchNamespaces: [],
     ui: { enabled: true, auth: 'token', impersonation: { userHeader: 'X-Forwarded-User', users: [], proxySecret: { name: '', key: 'secret' }, proxySecretHeader: 'X-Proxy-Secret' } },
     monitoring: { enabled: false },
+    metrics: { secure: true, namespaceSelector: { matchLabels: { ...METRICS_NAMESPACE_LABEL } } },
+    webhook: { from: [] },
   };
   // The chart's default tag is its appVersion.
   if (tag !== appVersion) throw new Error(`helm: the controller image is ${container.image}, expected the tag ${appVersion}`);
@@ -118,7 +121,24 @@ export function operatorTemplate(
     '{{- if eq .Values.webhookCertificates "cert-manager" }}',
     '- --webhook-certificates=cert-manager',
     '{{- end }}',
+    '{{- if not .Values.metrics.secure }}',
+    '- --metrics-secure=false',
+    '{{- end }}',
   ]);
+  const metricsFrom = helm.yamlOf('metrics.namespaceSelector');
+  // The webhook's rule as the bundle has it (every peer), or with the peers the values name.
+  const webhookRule = (rule: { ports: unknown[] }) =>
+    helm.listItems((indent) => {
+      const ports = Yaml.stringify({ ports: rule.ports }).trimEnd().split('\n');
+      return [
+        '{{- if .Values.webhook.from }}',
+        `- from: {{- toYaml .Values.webhook.from | nindent ${indent.length + 4} }}`,
+        ...ports.map((line) => `  ${line}`),
+        '{{- else }}',
+        ...ports.map((line, i) => `${i === 0 ? '- ' : '  '}${line}`),
+        '{{- end }}',
+      ];
+    });
   const first = '/spec/template/spec/containers/0';
   // The UI's modes other than the default: an object of the UI differs by ui.auth, or exists in one mode only.
   const impersonation = (key: string) => helm.value(`{{ .Values.ui.impersonation.${key} }}`);
@@ -150,6 +170,12 @@ export function operatorTemplate(
           JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy),
           JsonPatch.replace(`${first}/resources`, resources),
           JsonPatch.replace(`${first}/args`, [...container.args, flags]),
+        ]);
+        const policy = ApiObject.of(construct.node.findChild('network-policy')).toJson() as Manifest & { spec: { ingress: { ports: unknown[] }[] } };
+        const webhook = policy.spec.ingress[INGRESS_RULE.webhook];
+        patches.set(identity(policy), [
+          JsonPatch.replace(`/spec/ingress/${INGRESS_RULE.metrics}/from/0/namespaceSelector`, metricsFrom),
+          ...(webhook ? [JsonPatch.replace(`/spec/ingress/${INGRESS_RULE.webhook}`, webhookRule(webhook))] : []),
         ]);
       }
       if (construct instanceof GuitarUi) {

@@ -21,6 +21,8 @@ export interface ChartValues {
     readonly impersonation: { readonly userHeader: string; readonly users: string[]; readonly proxySecret: { readonly name: string; readonly key: string }; readonly proxySecretHeader: string };
   };
   readonly monitoring: { readonly enabled: boolean };
+  readonly metrics: { readonly secure: boolean; readonly namespaceSelector: Record<string, unknown> };
+  readonly webhook: { readonly from: unknown[] };
 }
 
 /** values.yaml: each value with a comment saying what it changes. */
@@ -101,6 +103,23 @@ ui:
 # labelled grafana_dashboard) for clusters with the Prometheus Operator (docs/monitoring.md).
 monitoring:
   enabled: ${values.monitoring.enabled}
+
+# The controller's /metrics (docs/security.md#metrics).
+metrics:
+  # HTTPS, every scrape's bearer token reviewed by the API server and its user allowed by the
+  # metrics-reader ClusterRole (bind it to Prometheus' ServiceAccount); false serves plain HTTP
+  # to anyone who reaches the port, for local development only (the ServiceMonitor expects HTTPS).
+  secure: ${values.metrics.secure}
+  # The namespaces whose Pods may reach the metrics port (the NetworkPolicy's namespaceSelector):
+  # label Prometheus' namespace so. {} admits every namespace.
+  namespaceSelector:
+${Yaml.stringify(values.metrics.namespaceSelector).trimEnd().replace(/^/gm, '    ')}
+
+# The conversion webhook (docs/security.md#the-conversion-webhook).
+webhook:
+  # Who may reach its port: NetworkPolicy peers (e.g. an ipBlock of the control plane's
+  # addresses). A NetworkPolicy cannot name the API server in general, so [] admits every peer.
+  from: ${JSON.stringify(values.webhook.from)}
 `;
 }
 
@@ -162,8 +181,13 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
           then: { properties: { impersonation: { properties: { users: { minItems: 1 }, proxySecret: { properties: { name: { minLength: 1, pattern: DNS_SUBDOMAIN } } } } } } },
         },
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
+        metrics: strict({
+          secure: { type: 'boolean', description: 'HTTPS and every scrape authorized (true), or plain HTTP to anyone (false, local development only).' },
+          namespaceSelector: { type: 'object', description: 'A label selector of the namespaces whose Pods may reach the metrics port; {} admits every namespace.' },
+        }),
+        webhook: strict({ from: { type: 'array', items: { type: 'object' }, description: 'NetworkPolicy peers admitted to the conversion webhook\u2019s port; [] admits every peer.' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring', 'metrics', 'webhook'],
     ),
   };
 }

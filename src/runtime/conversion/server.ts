@@ -12,10 +12,24 @@ export interface ConversionServerOptions {
   /** 0 picks a free port (start() says which). */
   readonly port: number;
   readonly host: string;
+  /** @default BODY_LIMIT */
+  readonly bodyLimit?: number;
+  /** @default MAX_IN_FLIGHT */
+  readonly maxInFlight?: number;
 }
 
-/** A body the API server sends for a list of many objects may be large; an object is at most 1.5 MiB in etcd. */
-const BODY_LIMIT = 64 * 1024 * 1024;
+/**
+ * The largest review read, 8 MiB. One object is at most 1.5 MiB (etcd's request limit) and the
+ * API server's own requests at most 3 MiB; a list is converted a page at a time in one review, and
+ * 8 MiB holds a page of 500 (kubectl's default) objects of 16 KiB. Any peer may send a body, so
+ * it is what bounds the memory: MAX_IN_FLIGHT times it, read and parsed, stays well under the
+ * container's 512 MiB limit (docs/security.md#the-conversion-webhook).
+ */
+export const BODY_LIMIT = 8 * 1024 * 1024;
+/** Reviews read or answered at once; more get 429 at once, before their body is read. A review takes milliseconds. */
+export const MAX_IN_FLIGHT = 8;
+/** A request whose body has not arrived by then is dropped: the API server gives a webhook 30 s at most. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * The conversion webhook: HTTPS on fastify (the project's HTTP library, whose `https` option
@@ -26,6 +40,7 @@ const BODY_LIMIT = 64 * 1024 * 1024;
 export class ConversionServer {
   private app?: FastifyInstance<HttpsServer>;
   private served?: TlsMaterial;
+  private inFlight = 0;
   /** Every TCP connection, also those whose TLS handshake is not done (fastify's forced close knows only HTTP ones). */
   private readonly sockets = new Set<Socket>();
 
@@ -37,21 +52,40 @@ export class ConversionServer {
   /** Listens with this certificate; resolves with the bound port. */
   async start(tls: TlsMaterial): Promise<number> {
     if (this.app) throw new Error('the conversion webhook is already started');
-    const app = Fastify({ https: { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true });
+    const bodyLimit = this.options.bodyLimit ?? BODY_LIMIT;
+    const maxInFlight = this.options.maxInFlight ?? MAX_IN_FLIGHT;
+    const app = Fastify({ https: { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, logger: false, bodyLimit, requestTimeout: REQUEST_TIMEOUT_MS, forceCloseConnections: true });
     this.app = app;
     this.served = tls;
-    // The review is read as text and parsed here, so that bad JSON is answered in the review's own words.
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    app.post(WEBHOOK_PATH, async (request, reply) => {
-      let review: unknown;
-      try {
-        review = JSON.parse(String(request.body ?? ''));
-      } catch (err) {
-        return reply.code(400).send(failure(`the body is not JSON (${(err as Error).message}); expected a ConversionReview of apiextensions.k8s.io/v1`));
+    // Counted from the request's arrival, before its body is read: a peer holding many slow bodies open is refused beyond the cap.
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (this.inFlight >= maxInFlight) {
+        void reply.code(429).header('retry-after', '1').header('connection', 'close').send(failure(`too many reviews at once (${maxInFlight}); retry shortly`));
+        return;
       }
+      this.inFlight++;
+      reply.raw.once('close', () => this.inFlight--);
+      done();
+    });
+    // Fastify refuses a body over bodyLimit by its Content-Length before reading it, or stops reading at the limit: 413, in the review's words.
+    app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) => {
+      const status = err.statusCode ?? 500;
+      void reply.code(status).send(failure(status === 413 ? `the body is larger than ${bodyLimit} bytes; a list converted in a version not stored must be read in smaller pages` : err.message));
+    });
+    // The bytes are parsed here, once, and dropped: neither they nor the text are held with the parsed review; bad JSON is answered in the review's own words.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
       try {
-        return answerConversionReview(this.options.kinds, review);
+        done(null, { review: JSON.parse((body as Buffer).toString('utf8')) as unknown });
+      } catch (err) {
+        done(null, { invalid: `the body is not JSON (${(err as Error).message}); expected a ConversionReview of apiextensions.k8s.io/v1` });
+      }
+    });
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      const body = (request.body ?? { invalid: 'the body is empty; expected a ConversionReview of apiextensions.k8s.io/v1' }) as { review?: unknown; invalid?: string };
+      if (body.invalid !== undefined) return reply.code(400).send(failure(body.invalid));
+      try {
+        return answerConversionReview(this.options.kinds, body.review);
       } catch (err) {
         // answerConversionReview throws for nothing a request may hold; a bug must still not take the process down.
         this.log.error('conversion failed unexpectedly', { error: err as Error });
