@@ -262,7 +262,7 @@ describe('Database children', () => {
     const STATEFULSETS = 'apps/statefulsets';
     const observe = (db: CustomResource<DatabaseSpec>, objects: Record<string, Json> = {}) => {
       const caches: CacheReader = { get: (collection, key) => objects[`${collection.apiGroup}/${collection.resource}:${key}`], list: () => [] };
-      return databaseController.observer!({ caches } as ObserverContext)(db);
+      return databaseController.observer!({ caches } as ObserverContext)(db as Parameters<ReturnType<NonNullable<typeof databaseController.observer>>>[0]);
     };
     const primary = (volumes: Json[], readyReplicas: number) => ({ [`${STATEFULSETS}:shop/orders`]: { spec: { template: { spec: { containers: [{ name: 'postgres', image: 'postgres:17' }], volumes } } }, status: { readyReplicas } } });
     const mounted = [{ name: 'tls', secret: { secretName: 'orders-tls' } }];
@@ -271,6 +271,16 @@ describe('Database children', () => {
       const [a, b] = [await observe(database(minimal)), await observe(database(minimal))];
       expect(a.appPassword).toMatch(/^[A-Za-z0-9_-]{32}$/);
       expect(a.appPassword).not.toBe(b.appPassword);
+    });
+
+    it('renders Secret <name>-app only while the init Job, which reads it, has not succeeded, the primary may wait, or the Database is deleted', async () => {
+      const initJob = (status: string) => ({ 'batch/jobs:shop/orders-init': { status: { conditions: [{ type: status, status: 'True' }] } } });
+      expect((await observe(database(minimal), { ...primary(mounted, 1), ...initJob('Failed') })).appPassword).toBeDefined();
+      expect((await observe(database(minimal), { ...primary(mounted, 1), ...initJob('Complete') })).appPassword).toBeUndefined();
+      expect((await observe(database(minimal), { ...primary(mounted, 0), ...initJob('Complete') })).appPassword).toBeDefined();
+      expect((await observe(database({ ...minimal, superuserAccess: true, tls: 'Disabled' }), { ...primary([], 1), ...initJob('Complete') })).appPassword).toBeUndefined();
+      const deleted = database(minimal, 'orders', { deletionTimestamp: '2026-11-20T10:00:00Z' });
+      expect((await observe(deleted, { ...primary(mounted, 1), ...initJob('Complete') })).appPassword).toBeDefined();
     });
 
     it('makes certificates only while the primary may wait for them: not yet mounting them, not ready, or the Database being deleted', async () => {

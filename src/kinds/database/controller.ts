@@ -33,15 +33,13 @@ function outcomeOf(job: JobJson | undefined): JobOutcome | undefined {
 }
 
 /**
- * Whether to make TLS material for Secret `<name>-tls` (see DatabaseObservation.tls): the
- * engine creates that Secret when it is missing and ignores the render otherwise, and making
- * it costs milliseconds, so only while the primary may be waiting for it (not mounting it yet,
- * or not ready: the Secret may have been deleted) and while the Database is deleted.
+ * Whether the primary may be waiting for Secret `<name>-tls` (see DatabaseObservation.tls):
+ * it does not mount it yet, or is not ready (the Secret may have been deleted). The engine
+ * creates that Secret when it is missing and ignores the render otherwise, and making it
+ * costs milliseconds, so it is made only then and while the Database is deleted.
  */
-function tlsDue(db: Database, names: DatabaseChildNames, primary: StatefulSetJson | undefined): boolean {
-  if (db.spec.tls !== 'Required') return false;
-  if (db.metadata.deletionTimestamp !== undefined) return true;
-  const mounts = primary?.spec?.template?.spec?.volumes?.some((volume) => volume.secret?.secretName === names.tls) ?? false;
+function primaryMayWait(db: Database, names: DatabaseChildNames, primary: StatefulSetJson | undefined): boolean {
+  const mounts = db.spec.tls !== 'Required' || (primary?.spec?.template?.spec?.volumes?.some((volume) => volume.secret?.secretName === names.tls) ?? false);
   return !mounts || !(primary?.status?.readyReplicas ?? 0);
 }
 
@@ -59,19 +57,21 @@ async function observe(caches: CacheReader, db: Database): Promise<DatabaseObser
   const standbys = caches.get(STATEFULSETS, key(names.standbyStatefulSet)) as StatefulSetJson | undefined;
   const job = (name: string) => outcomeOf(caches.get(JOBS, key(name)) as JobJson | undefined);
   const wanted = parsePostgresImage(db.spec.image);
+  const deleting = db.metadata.deletionTimestamp !== undefined;
   const lastBackupTime = (caches.get(CRONJOBS, key(names.backup))?.status as { lastSuccessfulTime?: string } | undefined)?.lastSuccessfulTime;
   return {
     password: newPassword(),
     replicationPassword: newPassword(),
-    appPassword: newPassword(),
-    ...(tlsDue(db, names, primary)
+    // Only the init Job reads Secret <name>-app: rendering it after that (a GET each reconcile) would buy nothing.
+    ...(deleting || primaryMayWait(db, names, primary) || job(names.init) !== 'Succeeded' ? { appPassword: newPassword() } : {}),
+    ...(db.spec.tls === 'Required' && (deleting || primaryMayWait(db, names, primary))
       ? { tls: await newDatabaseTls({ dns: serverDnsNames(names, db.metadata.namespace ?? ''), superuser: DATABASE_USER, database: `${db.metadata.namespace}/${db.metadata.name}` }) }
       : {}),
     currentImage: primary?.spec?.template?.spec?.containers?.find((c) => c.name === 'postgres')?.image,
     readyReplicas: primary ? (primary.status?.readyReplicas ?? 0) + (standbys?.status?.readyReplicas ?? 0) : undefined,
     upgrade: wanted ? job(names.upgrade(wanted)) : undefined,
     snapshot: job(names.snapshot),
-    deleting: db.metadata.deletionTimestamp !== undefined,
+    deleting,
     ...(lastBackupTime ? { lastBackupTime } : {}),
   };
 }

@@ -22,7 +22,10 @@ export interface DatabaseObservation {
    * generated the same way; the Secret is rendered only when both are given.
    */
   readonly replicationPassword?: string;
-  /** The owner role's password (Secret `<name>-app`), generated the same way. */
+  /**
+   * The owner role's password (Secret `<name>-app`), generated the same way; only while the
+   * init Job, which reads it, has not succeeded or may run again (as for `tls`), and during a deletion.
+   */
   readonly appPassword?: string;
   /**
    * The Database's own CA and certificates for Secret `<name>-tls`, also create-only. Making
