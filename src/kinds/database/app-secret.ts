@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { CREATE_ONLY_ANNOTATION } from './annotations';
+import { createOnceSecret } from './create-once-secret';
 import { TlsMode } from './api';
 import { PASSWORD_KEY, USERNAME_KEY } from './credentials';
 
@@ -42,19 +42,13 @@ export class DatabaseAppSecret extends Construct {
 
   constructor(scope: Construct, id: string, props: DatabaseAppSecretProps) {
     super(scope, id);
-    const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-    this.secret = new k8s.KubeSecret(this, 'secret', {
-      metadata: { name: props.name, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } },
-      type: 'kubernetes.io/basic-auth',
-      immutable: true,
-      data: {
-        [USERNAME_KEY]: base64(APP_USER),
-        [PASSWORD_KEY]: base64(props.password),
-        [APP_KEYS.host]: base64(props.host),
-        [APP_KEYS.port]: base64(String(props.port)),
-        [APP_KEYS.dbname]: base64(props.dbname),
-        [APP_KEYS.uri]: base64(appUri(props)),
-      },
+    this.secret = createOnceSecret(this, props.name, 'kubernetes.io/basic-auth', {
+      [USERNAME_KEY]: APP_USER,
+      [PASSWORD_KEY]: props.password,
+      [APP_KEYS.host]: props.host,
+      [APP_KEYS.port]: String(props.port),
+      [APP_KEYS.dbname]: props.dbname,
+      [APP_KEYS.uri]: appUri(props),
     });
   }
 }

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { CREATE_ONLY_ANNOTATION } from './annotations';
+import { createOnceSecret } from './create-once-secret';
 import { DatabaseTlsMaterial } from './tls';
 
 /** Keys of Secret `<name>-tls`: the kubernetes.io/tls pair is the servers', ca.crt is for clients. */
@@ -33,19 +33,13 @@ export class DatabaseTlsSecret extends Construct {
 
   constructor(scope: Construct, id: string, props: DatabaseTlsSecretProps) {
     super(scope, id);
-    const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
     const { material } = props;
-    this.secret = new k8s.KubeSecret(this, 'secret', {
-      metadata: { name: props.name, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } },
-      type: 'kubernetes.io/tls',
-      immutable: true,
-      data: {
-        [TLS_KEYS.ca]: base64(material.caCert),
-        [TLS_KEYS.cert]: base64(material.serverCert),
-        [TLS_KEYS.key]: base64(material.serverKey),
-        [TLS_KEYS.superuserCert]: base64(material.superuserCert),
-        [TLS_KEYS.superuserKey]: base64(material.superuserKey),
-      },
+    this.secret = createOnceSecret(this, props.name, 'kubernetes.io/tls', {
+      [TLS_KEYS.ca]: material.caCert,
+      [TLS_KEYS.cert]: material.serverCert,
+      [TLS_KEYS.key]: material.serverKey,
+      [TLS_KEYS.superuserCert]: material.superuserCert,
+      [TLS_KEYS.superuserKey]: material.superuserKey,
     });
   }
 }
