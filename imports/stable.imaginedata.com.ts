@@ -145,6 +145,20 @@ export interface DatabaseSpec {
    * @schema DatabaseSpec#storageSize
    */
   readonly storageSize: any;
+
+  /**
+   * Whether the superuser (Secret <name>-credentials) may log in over the network with its password, as in the original operator. false (the default): only with the client certificate of the Database’s own Jobs; clients use the owner role `app` of Secret <name>-app.
+   *
+   * @schema DatabaseSpec#superuserAccess
+   */
+  readonly superuserAccess?: boolean;
+
+  /**
+   * Required (the default): every network connection must use TLS, with a server certificate from the Database’s own CA (Secret <name>-tls, key ca.crt). Disabled: no TLS, as the original operator; it needs superuserAccess: true.
+   *
+   * @schema DatabaseSpec#tls
+   */
+  readonly tls?: DatabaseSpecTls;
 }
 
 /**
@@ -161,6 +175,8 @@ export function toJson_DatabaseSpec(obj: DatabaseSpec | undefined): Record<strin
     'port': obj.port,
     'replicas': obj.replicas,
     'storageSize': obj.storageSize,
+    'superuserAccess': obj.superuserAccess,
+    'tls': obj.tls,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -213,6 +229,18 @@ export enum DatabaseSpecDeletionPolicy {
   SNAPSHOT = "Snapshot",
   /** Delete */
   DELETE = "Delete",
+}
+
+/**
+ * Required (the default): every network connection must use TLS, with a server certificate from the Database’s own CA (Secret <name>-tls, key ca.crt). Disabled: no TLS, as the original operator; it needs superuserAccess: true.
+ *
+ * @schema DatabaseSpecTls
+ */
+export enum DatabaseSpecTls {
+  /** Required */
+  REQUIRED = "Required",
+  /** Disabled */
+  DISABLED = "Disabled",
 }
 
 
@@ -358,6 +386,20 @@ export interface DatabaseV1Spec {
    * @schema DatabaseV1Spec#storage-size
    */
   readonly storageSize: any;
+
+  /**
+   * Whether the superuser (Secret <name>-credentials) may log in over the network with its password, as in the original operator. false (the default): only with the client certificate of the Database’s own Jobs; clients use the owner role `app` of Secret <name>-app.
+   *
+   * @schema DatabaseV1Spec#superuserAccess
+   */
+  readonly superuserAccess?: boolean;
+
+  /**
+   * Required (the default): every network connection must use TLS, with a server certificate from the Database’s own CA (Secret <name>-tls, key ca.crt). Disabled: no TLS, as the original operator; it needs superuserAccess: true.
+   *
+   * @schema DatabaseV1Spec#tls
+   */
+  readonly tls?: DatabaseV1SpecTls;
 }
 
 /**
@@ -374,6 +416,8 @@ export function toJson_DatabaseV1Spec(obj: DatabaseV1Spec | undefined): Record<s
     'port': obj.port,
     'replicas': obj.replicas,
     'storage-size': obj.storageSize,
+    'superuserAccess': obj.superuserAccess,
+    'tls': obj.tls,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -426,5 +470,17 @@ export enum DatabaseV1SpecDeletionPolicy {
   SNAPSHOT = "Snapshot",
   /** Delete */
   DELETE = "Delete",
+}
+
+/**
+ * Required (the default): every network connection must use TLS, with a server certificate from the Database’s own CA (Secret <name>-tls, key ca.crt). Disabled: no TLS, as the original operator; it needs superuserAccess: true.
+ *
+ * @schema DatabaseV1SpecTls
+ */
+export enum DatabaseV1SpecTls {
+  /** Required */
+  REQUIRED = "Required",
+  /** Disabled */
+  DISABLED = "Disabled",
 }
 

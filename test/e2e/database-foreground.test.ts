@@ -24,6 +24,8 @@ const ownerKinds = async (o: Parameters<typeof get>[0]) => ((await get(o)).metad
 /** Every child a Database of `name` with one replica and a backup schedule has while it serves. */
 const children = (name: string) => [
   child('Secret', `${name}-credentials`),
+  child('Secret', `${name}-app`),
+  child('Secret', `${name}-tls`),
   child('Service', name),
   child('Service', `${name}-headless`),
   statefulSet(name),

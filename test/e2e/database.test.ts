@@ -1,4 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
+import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
@@ -67,6 +68,24 @@ describe('Database', () => {
     const password = Buffer.from(secret.data!.password, 'base64').toString();
     expect(password.length).toBeGreaterThanOrEqual(32);
     expect(Buffer.from(secret.data!['replication-password'], 'base64').toString().length).toBeGreaterThanOrEqual(32);
+    // Clients get the owner role, TLS from the Database's own CA, and a policy admitting only labelled pods.
+    const app = await get(child('Secret', 'sample-app'));
+    const appData = (key: string) => Buffer.from(app.data![key], 'base64').toString();
+    expect([appData('username'), appData('host'), appData('port'), appData('dbname')]).toEqual(['app', `sample.${ns}.svc`, '5432', 'name-of-database']);
+    const appPassword = appData('password');
+    expect(appPassword.length).toBeGreaterThanOrEqual(32);
+    expect(appData('uri')).toBe(`postgresql://app:${appPassword}@sample.${ns}.svc:5432/name-of-database?sslmode=require`);
+    const tls = await get(child('Secret', 'sample-tls'));
+    expect(tls.type).toBe('kubernetes.io/tls');
+    expect(Object.keys(tls.data!).sort()).toEqual(['ca.crt', 'superuser.crt', 'superuser.key', 'tls.crt', 'tls.key']);
+    const serving = new X509Certificate(Buffer.from(tls.data!['tls.crt'], 'base64'));
+    expect(serving.verify(new X509Certificate(Buffer.from(tls.data!['ca.crt'], 'base64')).publicKey)).toBe(true);
+    expect(serving.subjectAltName).toContain(`DNS:sample.${ns}.svc`);
+    const policy = await get(child('NetworkPolicy', 'sample', 'networking.k8s.io/v1'));
+    expect(policy.spec.ingress).toEqual([{ from: [{ podSelector: { matchLabels: { 'databases.cdk8s-operators.io/client': 'sample' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }]);
+    const pods = (await objects.rest.request<{ items: Json[] }>('GET', `/api/v1/namespaces/${ns}/pods`)).items.filter((p) => p.metadata.name.startsWith('sample'));
+    expect(pods.length).toBeGreaterThanOrEqual(4);
+    for (const pod of pods) expect([pod.metadata.name, pod.metadata.labels?.['databases.cdk8s-operators.io/client']]).toEqual([pod.metadata.name, 'sample']);
     expect((await get(statefulSet('sample'))).spec.replicas).toBe(1);
     expect((await get(statefulSet('sample-standby'))).spec.replicas).toBe(2);
     for (const name of ['sample', 'sample-headless', 'sample-readonly']) expect(await exists(child('Service', name))).toBe(true);
@@ -80,8 +99,9 @@ describe('Database', () => {
     await ready(database('sample'), 'True', 'Ready', ROLL_THREE_PODS_MS);
     const again = await get(child('Secret', 'sample-credentials'));
     expect(again.metadata.resourceVersion).toBe(secret.metadata.resourceVersion);
+    for (const [name, before] of [['sample-app', app], ['sample-tls', tls]] as const) expect((await get(child('Secret', name))).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     logs = controller.logs().map((l) => JSON.stringify(l)).join('\n');
-    expect(logs).not.toContain(password);
+    for (const value of [password, appPassword, Buffer.from(tls.data!['tls.key'], 'base64').toString().split('\n')[1]]) expect(logs).not.toContain(value);
   }, 120_000 + ROLL_THREE_PODS_MS);
 
   it('reports the last scheduled backup', async () => {
@@ -133,6 +153,7 @@ describe('Database', () => {
     expect(ranWithServer).toBe(true);
     await eventually('the Database to be gone', async () => ((await gone(objects, database('keeper'))) ? true : undefined), 120_000);
     await eventually('the data claims to go with the StatefulSet', async () => ((await claimsOf('data-keeper')).length === 0 ? true : undefined), 120_000);
+    for (const name of ['keeper-credentials', 'keeper-app', 'keeper-tls']) expect([name, await exists(child('Secret', name))]).toEqual([name, false]);
     expect(await exists(child('PersistentVolumeClaim', 'keeper-backup'))).toBe(true);
     expect((await get(child('PersistentVolumeClaim', 'keeper-backup'))).metadata.ownerReferences).toBeUndefined();
   }, 240_000);

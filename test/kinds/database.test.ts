@@ -1,10 +1,11 @@
 import { App, Chart } from 'cdk8s';
-import { CustomResource, validateResource } from '../../src/core/kind';
+import { CacheReader, CustomResource, ObserverContext, validateResource } from '../../src/core/kind';
 import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
 import { withOwner } from '../../src/core/ownership';
 import { Manifest, renderChildren } from '../../src/core/render';
 import {
   CREATE_ONLY_ANNOTATION,
+  databaseController,
   databaseKind,
   databasePhase,
   DatabaseObservation,
@@ -19,6 +20,8 @@ import {
 import { databaseExample } from '../../src/kinds/database/example';
 import { DATA_MOUNT, PGDATA, ROLE_LABEL } from '../../src/kinds/database/server';
 import { primaryStartScript, standbyStartScript } from '../../src/kinds/database/scripts';
+import { newDatabaseTls } from '../../src/kinds/database/tls';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -27,8 +30,11 @@ const PASSWORD = 'pw-3Zq8Kc1vT7xN2mR5yH9wB4dF6gJ0sL';
 const BASE64_PASSWORD = Buffer.from(PASSWORD).toString('base64');
 const REPLICATION_PASSWORD = 'rp-9Tq2Lw7Xc4Vb1Nm8Kj5Hg3Fd6Sa0Pz';
 /** What the controller observes once it created the credentials Secret. */
-const CREDENTIALS = { password: PASSWORD, replicationPassword: REPLICATION_PASSWORD };
+const APP_PASSWORD = 'ap-5Rt8Yu1Io4Pa7Sd0Fg3Hj6Kl9Zx2Cv';
+const CREDENTIALS = { password: PASSWORD, replicationPassword: REPLICATION_PASSWORD, appPassword: APP_PASSWORD };
 const minimal = { name: 'orders', 'storage-size': '1Gi' };
+/** A CA and certificates as the controller makes them, for the `-tls` Secret. */
+const tls = newDatabaseTls({ dns: ['orders', 'orders.shop.svc'], superuser: 'postgres', database: 'shop/orders' });
 
 function database(spec: Record<string, unknown>, name = 'orders', metadata: Record<string, unknown> = {}): CustomResource<DatabaseSpec> {
   const object = { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name, namespace: 'shop', ...metadata }, spec };
@@ -113,14 +119,183 @@ describe('Database children', () => {
       }
     });
 
-    it('give every pod its credentials from the Secret by reference, never as a value', () => {
+    it('give every pod its credentials from the Secrets by reference, never as a value', () => {
       for (const workload of workloads(children)) {
         for (const variable of container(workload).env) {
-          if (/USER|PASSWORD/.test(variable.name)) expect(variable.valueFrom.secretKeyRef.name).toBe('orders-credentials');
+          if (/USER$|PASSWORD/.test(variable.name)) expect(variable.valueFrom.secretKeyRef.name).toBe(variable.name.startsWith('APP_') ? 'orders-app' : 'orders-credentials');
         }
       }
       expect(env(find(children, 'StatefulSet')).POSTGRES_USER).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'username' } });
       expect(env(find(children, 'Job', 'orders-init')).PGPASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'password' } });
+    });
+  });
+
+  describe('security defaults (issue 37): an owner role for clients, TLS, and a NetworkPolicy admitting only labelled clients', () => {
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    const decoded = (secret: Json) => Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    let children: Manifest[];
+    beforeAll(async () => {
+      children = render({ ...minimal, replicas: 2, backup: { schedule: '@daily' } }, { ...CREDENTIALS, tls: await tls });
+    });
+
+    it('Secret <name>-app: the owner role, its password and where to connect, basic-auth, immutable, create-only', () => {
+      const secret = find(children, 'Secret', 'orders-app');
+      expect([secret.type, secret.immutable, secret.metadata.annotations]).toEqual(['kubernetes.io/basic-auth', true, { [CREATE_ONLY_ANNOTATION]: 'true' }]);
+      expect(decoded(secret)).toEqual({
+        username: 'app',
+        password: APP_PASSWORD,
+        host: 'orders.shop.svc',
+        port: '5432',
+        dbname: 'orders',
+        uri: `postgresql://app:${APP_PASSWORD}@orders.shop.svc:5432/orders?sslmode=require`,
+      });
+    });
+
+    it('Secret <name>-app percent-encodes the database name in its uri, and has no sslmode without TLS', () => {
+      const plain = render({ ...minimal, name: 'my db/ü', port: 6543, superuserAccess: true, tls: 'Disabled' }, CREDENTIALS);
+      expect(decoded(find(plain, 'Secret', 'orders-app')).uri).toBe(`postgresql://app:${APP_PASSWORD}@orders.shop.svc:6543/my%20db%2F%C3%BC`);
+    });
+
+    it('Secret <name>-tls: the CA, the servers\u2019 key pair and the Jobs\u2019 superuser certificate, create-only; only with the observed certificates', async () => {
+      const secret = find(children, 'Secret', 'orders-tls');
+      const material = await tls;
+      expect([secret.type, secret.immutable, secret.metadata.annotations]).toEqual(['kubernetes.io/tls', true, { [CREATE_ONLY_ANNOTATION]: 'true' }]);
+      expect(secret.data).toEqual({
+        'ca.crt': base64(material.caCert),
+        'tls.crt': base64(material.serverCert),
+        'tls.key': base64(material.serverKey),
+        'superuser.crt': base64(material.superuserCert),
+        'superuser.key': base64(material.superuserKey),
+      });
+      expect(render(minimal, CREDENTIALS).filter((c) => c.metadata.name === 'orders-tls')).toEqual([]);
+      expect(render({ ...minimal, superuserAccess: true, tls: 'Disabled' }, { ...CREDENTIALS, tls: material }).filter((c) => c.metadata.name === 'orders-tls')).toEqual([]);
+    });
+
+    it('the certificates: the servers\u2019 for every Service name and loopback, the superuser\u2019s for its role, both from the Database\u2019s own CA', async () => {
+      const material = await newDatabaseTls({ dns: ['orders', 'orders.shop.svc'], superuser: 'postgres', database: 'shop/orders' });
+      const ca = new X509Certificate(material.caCert);
+      const server = new X509Certificate(material.serverCert);
+      const superuser = new X509Certificate(material.superuserCert);
+      expect([ca.ca, server.ca, superuser.ca]).toEqual([true, false, false]);
+      expect(server.verify(ca.publicKey) && superuser.verify(ca.publicKey)).toBe(true);
+      expect(server.subjectAltName).toBe('DNS:orders, DNS:orders.shop.svc, DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
+      expect(superuser.subject).toBe('CN=postgres');
+      expect(server.checkPrivateKey(createPrivateKey(material.serverKey)) && superuser.checkPrivateKey(createPrivateKey(material.superuserKey))).toBe(true);
+      // No CA key is kept anywhere: nothing but the first render can mint a certificate the servers trust.
+      expect(Object.keys(material).sort()).toEqual(['caCert', 'serverCert', 'serverKey', 'superuserCert', 'superuserKey']);
+    });
+
+    it('the servers accept only TLS (hostssl), the superuser only with its certificate, and mount the Secret readable by their group only', () => {
+      for (const sts of children.filter((c) => c.kind === 'StatefulSet')) {
+        expect(env(sts)).toMatchObject({ HBA_CONNECTION: 'hostssl', SUPERUSER_AUTH: 'cert', TLS_DIR: '/etc/postgresql-tls' });
+        expect(podSpec(sts).volumes).toContainEqual({ name: 'tls', secret: { secretName: 'orders-tls', defaultMode: 0o440 } });
+        expect(container(sts).volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/postgresql-tls', readOnly: true });
+      }
+      const script = primaryStartScript();
+      expect(script).toContain('$HBA_CONNECTION all "$POSTGRES_USER" all $SUPERUSER_AUTH');
+      expect(script).not.toMatch(/^host /m);
+    });
+
+    it('every Job verifies the server against the CA and logs in with the superuser\u2019s certificate', () => {
+      for (const workload of workloads(children).filter((w) => w.kind !== 'StatefulSet')) {
+        expect(env(workload)).toMatchObject({
+          PGSSLMODE: 'verify-full',
+          PGSSLROOTCERT: '/etc/postgresql-tls/ca.crt',
+          PGSSLCERT: '/etc/postgresql-tls/superuser.crt',
+          PGSSLKEY: '/etc/postgresql-tls/superuser.key',
+        });
+      }
+    });
+
+    it('the NetworkPolicy admits to PostgreSQL\u2019s port only pods of the namespace labelled databases.cdk8s-operators.io/client: <service>', () => {
+      const policy = find(children, 'NetworkPolicy', 'orders');
+      const server = find(children, 'StatefulSet', 'orders');
+      // It selects the Database's servers, primary and standbys...
+      const { [ROLE_LABEL]: _role, ...serverSelector } = server.spec.selector.matchLabels;
+      expect(policy.spec.podSelector).toEqual({ matchLabels: serverSelector });
+      for (const sts of children.filter((c) => c.kind === 'StatefulSet')) expect(template(sts).metadata.labels).toMatchObject(serverSelector);
+      // ...and admits exactly one kind of peer: a pod of this namespace (a podSelector without a
+      // namespaceSelector) with the client label. No ipBlock, no namespaceSelector, no empty rule.
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      expect(policy.spec.ingress).toEqual([{ from: [{ podSelector: { matchLabels: { 'databases.cdk8s-operators.io/client': 'orders' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }]);
+      // The Database's own pods carry the label: standbys reach the primary, the Jobs reach both.
+      for (const workload of workloads(children)) expect(template(workload).metadata.labels['databases.cdk8s-operators.io/client']).toBe('orders');
+      // A pod without the label, or a client of another Database, matches no peer of the rule.
+      const admitted = (labels: Record<string, string>) =>
+        policy.spec.ingress.some((rule: Json) => rule.from.some((peer: Json) => Object.entries(peer.podSelector.matchLabels).every(([k, v]) => labels[k] === v)));
+      expect(admitted({ app: 'web' })).toBe(false);
+      expect(admitted({ app: 'web', 'databases.cdk8s-operators.io/client': 'payments' })).toBe(false);
+      expect(admitted({ app: 'web', 'databases.cdk8s-operators.io/client': 'orders' })).toBe(true);
+    });
+
+    it('the client label\u2019s value is the Service\u2019s name, a label value even for a Database name of 253 characters', () => {
+      const long = render(minimal, CREDENTIALS, `${'a'.repeat(250)}-xy`);
+      const service = long.find((c) => c.kind === 'Service' && (c as Json).spec.selector[ROLE_LABEL] === 'primary')!;
+      const policy = long.find((c) => c.kind === 'NetworkPolicy' && !c.metadata.name.endsWith('-jobs')) as Json;
+      const value = policy.spec.ingress[0].from[0].podSelector.matchLabels['databases.cdk8s-operators.io/client'];
+      expect(value).toBe(service.metadata.name);
+      expect(value.length).toBeLessThanOrEqual(MAX_LABEL_LENGTH);
+    });
+
+    it('superuserAccess: true and tls: Disabled keep the original\u2019s behaviour: passwords for everyone, no TLS, no certificate', async () => {
+      const original = render({ ...minimal, superuserAccess: true, tls: 'Disabled', backup: { schedule: '@daily' } }, { ...CREDENTIALS, tls: await tls });
+      const sts = find(original, 'StatefulSet', 'orders');
+      expect(env(sts)).toMatchObject({ HBA_CONNECTION: 'host', SUPERUSER_AUTH: 'scram-sha-256' });
+      expect(env(sts).TLS_DIR).toBeUndefined();
+      for (const workload of workloads(original)) {
+        expect(podSpec(workload).volumes.filter((v: Json) => v.secret)).toEqual([]);
+        expect(Object.keys(env(workload)).filter((name) => name.startsWith('PGSSL'))).toEqual([]);
+      }
+      // With TLS still on, superuserAccess alone lets the superuser log in with its password.
+      expect(env(find(render({ ...minimal, superuserAccess: true }, CREDENTIALS), 'StatefulSet', 'orders'))).toMatchObject({ HBA_CONNECTION: 'hostssl', SUPERUSER_AUTH: 'scram-sha-256' });
+    });
+
+    it('refuses tls: Disabled without superuserAccess: true, naming spec.tls', () => {
+      const result = validateResource(databaseKind, { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders', namespace: 'shop' }, spec: { ...minimal, tls: 'Disabled' } });
+      expect(result).toMatchObject({ ok: false, errors: [{ field: 'spec.tls', message: expect.stringContaining('tls Disabled needs superuserAccess: true') }] });
+      const wrong = validateResource(databaseKind, { apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'orders', namespace: 'shop' }, spec: { ...minimal, tls: 'Off' } });
+      expect(wrong).toMatchObject({ ok: false, errors: [{ field: 'spec.tls' }] });
+    });
+  });
+
+  describe('the observer', () => {
+    const STATEFULSETS = 'apps/statefulsets';
+    const observe = (db: CustomResource<DatabaseSpec>, objects: Record<string, Json> = {}) => {
+      const caches: CacheReader = { get: (collection, key) => objects[`${collection.apiGroup}/${collection.resource}:${key}`], list: () => [] };
+      return databaseController.observer!({ caches } as ObserverContext)(db as Parameters<ReturnType<NonNullable<typeof databaseController.observer>>>[0]);
+    };
+    const primary = (volumes: Json[], readyReplicas: number) => ({ [`${STATEFULSETS}:shop/orders`]: { spec: { template: { spec: { containers: [{ name: 'postgres', image: 'postgres:17' }], volumes } } }, status: { readyReplicas } } });
+    const mounted = [{ name: 'tls', secret: { secretName: 'orders-tls' } }];
+
+    it('generates a new owner-role password every time (only the first is ever created)', async () => {
+      const [a, b] = [await observe(database(minimal)), await observe(database(minimal))];
+      expect(a.appPassword).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(a.appPassword).not.toBe(b.appPassword);
+    });
+
+    it('renders Secret <name>-app only while the init Job, which reads it, has not succeeded, the primary may wait, or the Database is deleted', async () => {
+      const initJob = (status: string) => ({ 'batch/jobs:shop/orders-init': { status: { conditions: [{ type: status, status: 'True' }] } } });
+      expect((await observe(database(minimal), { ...primary(mounted, 1), ...initJob('Failed') })).appPassword).toBeDefined();
+      expect((await observe(database(minimal), { ...primary(mounted, 1), ...initJob('Complete') })).appPassword).toBeUndefined();
+      expect((await observe(database(minimal), { ...primary(mounted, 0), ...initJob('Complete') })).appPassword).toBeDefined();
+      expect((await observe(database({ ...minimal, superuserAccess: true, tls: 'Disabled' }), { ...primary([], 1), ...initJob('Complete') })).appPassword).toBeUndefined();
+      const deleted = database(minimal, 'orders', { deletionTimestamp: '2026-11-20T10:00:00Z' });
+      expect((await observe(deleted, { ...primary(mounted, 1), ...initJob('Complete') })).appPassword).toBeDefined();
+    });
+
+    it('makes certificates only while the primary may wait for them: not yet mounting them, not ready, or the Database being deleted', async () => {
+      expect((await observe(database(minimal))).tls).toBeDefined();
+      expect((await observe(database(minimal), primary([], 1))).tls).toBeDefined();
+      expect((await observe(database(minimal), primary(mounted, 0))).tls).toBeDefined();
+      expect((await observe(database(minimal), primary(mounted, 1))).tls).toBeUndefined();
+      expect((await observe(database(minimal, 'orders', { deletionTimestamp: '2026-11-20T10:00:00Z' }), primary(mounted, 1))).tls).toBeDefined();
+      expect((await observe(database({ ...minimal, superuserAccess: true, tls: 'Disabled' }))).tls).toBeUndefined();
+    });
+
+    it('names in the servers\u2019 certificate every Service in every form, and the pods under the headless Service', async () => {
+      const { tls: material } = await observe(database(minimal));
+      const names = new X509Certificate(material!.serverCert).subjectAltName!.split(', ');
+      for (const host of ['orders', 'orders.shop', 'orders.shop.svc', 'orders.shop.svc.cluster.local', 'orders-readonly.shop.svc', '*.orders-headless.shop.svc']) expect(names).toContain(`DNS:${host}`);
     });
   });
 
@@ -197,7 +372,7 @@ describe('Database children', () => {
       for (const name of ['orders', 'orders-headless']) expect(find(children, 'Service', name).spec.ports[0].port).toBe(6543);
       expect(container(find(children, 'StatefulSet')).ports).toEqual([{ name: 'postgres', containerPort: 6543, protocol: 'TCP' }]);
       for (const workload of workloads(children)) expect(env(workload).PGPORT).toBe('6543');
-      expect(find(children, 'NetworkPolicy', 'orders').spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 6543 }] }]);
+      expect(find(children, 'NetworkPolicy', 'orders').spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 6543 }]);
       expect(find(children, 'NetworkPolicy', 'orders-jobs').spec.egress[1].ports).toEqual([{ protocol: 'TCP', port: 6543 }]);
     });
 
@@ -278,7 +453,7 @@ describe('Database children', () => {
     expect(container(job).command.slice(0, 2)).toEqual(['sh', '-c']);
     expect(script).toContain("format('CREATE DATABASE %I', :'name')");
     expect(script).toContain("WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'name')\\gexec");
-    expect(podSpec(job).volumes.map((v: Json) => v.name)).toEqual(['tmp']);
+    expect(podSpec(job).volumes.map((v: Json) => v.name)).toEqual(['tmp', 'tls']);
   });
 
   describe('keep every pod to the restricted profile, in every state', () => {
@@ -408,6 +583,7 @@ describe('Database children', () => {
         'NetworkPolicy/orders',
         'NetworkPolicy/orders-jobs',
         'PersistentVolumeClaim/orders-backup',
+        'Secret/orders-app',
         'Secret/orders-credentials',
         'Service/orders',
         'Service/orders-headless',
@@ -436,17 +612,17 @@ describe('Database children', () => {
       expect(databasePhase(database(spec).spec, observation)).toMatchObject({ phase: 'Failed', reason: 'SnapshotFailed' });
     });
 
-    // Released, only the credentials are rendered: they have no ownerReference (kept.ts) and are
+    // Released, only the Secrets are rendered: they have no ownerReference (kept.ts) and are
     // in no watched collection, so the engine deletes by name what this last render names.
-    it('with Snapshot: renders only the credentials, to be removed, and releases the finalizer once the snapshot succeeded', () => {
-      const observation: DatabaseObservation = { ...CREDENTIALS, deleting: true, snapshot: 'Succeeded' };
-      expect(ids(render(spec, observation))).toEqual(['Secret/orders-credentials']);
+    it('with Snapshot: renders only the Secrets, to be removed, and releases the finalizer once the snapshot succeeded', async () => {
+      const observation: DatabaseObservation = { ...CREDENTIALS, tls: await tls, deleting: true, snapshot: 'Succeeded' };
+      expect(ids(render(spec, observation))).toEqual(['Secret/orders-app', 'Secret/orders-credentials', 'Secret/orders-tls']);
       expect(finalizerMayBeReleased(database(spec).spec, observation)).toBe(true);
     });
 
-    it('with Delete: renders only the credentials, to be removed, and releases the finalizer at once', () => {
+    it('with Delete: renders only the Secrets, to be removed, and releases the finalizer at once', async () => {
       const deleteSpec = { ...spec, deletionPolicy: 'Delete' };
-      expect(ids(render(deleteSpec, { ...CREDENTIALS, deleting: true }))).toEqual(['Secret/orders-credentials']);
+      expect(ids(render(deleteSpec, { ...CREDENTIALS, tls: await tls, deleting: true }))).toEqual(['Secret/orders-app', 'Secret/orders-credentials', 'Secret/orders-tls']);
       expect(render(deleteSpec, { deleting: true })).toEqual([]);
       expect(finalizerMayBeReleased(database(deleteSpec).spec, { deleting: true })).toBe(true);
     });
@@ -462,8 +638,8 @@ describe('Database children', () => {
   });
 
   describe('names', () => {
-    it('are the Database\u2019s name and fixed suffixes, with no hash, when they fit', () => {
-      const children = render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' });
+    it('are the Database\u2019s name and fixed suffixes, with no hash, when they fit', async () => {
+      const children = render({ ...minimal, backup: { schedule: '@daily' }, image: 'postgres:17.2' }, { ...CREDENTIALS, tls: await tls, currentImage: 'postgres:17.1' });
       expect(ids(children)).toEqual([
         'CronJob/orders-backup',
         'Job/orders-init',
@@ -471,18 +647,20 @@ describe('Database children', () => {
         'NetworkPolicy/orders',
         'NetworkPolicy/orders-jobs',
         'PersistentVolumeClaim/orders-backup',
+        'Secret/orders-app',
         'Secret/orders-credentials',
+        'Secret/orders-tls',
         'Service/orders',
         'Service/orders-headless',
         'StatefulSet/orders',
       ]);
     });
 
-    it('stay within every limit, distinct and consistent for a 253-character Database name', () => {
+    it('stay within every limit, distinct and consistent for a 253-character Database name', async () => {
       const name = `${'a'.repeat(250)}-xy`;
       const limits: Record<string, number> = { Service: MAX_LABEL_LENGTH, StatefulSet: MAX_STATEFULSET_NAME_LENGTH, CronJob: MAX_CRONJOB_NAME_LENGTH, Job: MAX_LABEL_LENGTH };
       const all = [
-        ...render({ ...minimal, replicas: 2, backup: { schedule: '@daily' }, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, currentImage: 'postgres:17.1' }, name),
+        ...render({ ...minimal, replicas: 2, backup: { schedule: '@daily' }, image: 'postgres:17.2-bookworm' }, { ...CREDENTIALS, tls: await tls, currentImage: 'postgres:17.1' }, name),
         ...render(minimal, { ...CREDENTIALS, deleting: true }, name).filter((c) => c.kind === 'Job'),
       ];
       const named = new Set<string>();
@@ -503,12 +681,14 @@ describe('Database children', () => {
       expect(standbys.spec.serviceName).toBe(headless.metadata.name);
       expect(env(standbys).PRIMARY_HOST).toBe(client.metadata.name);
       expect(client.spec.selector).toEqual(sts.spec.selector.matchLabels);
-      const secretName = find(all, 'Secret').metadata.name;
+      const secretNames = all.filter((c) => c.kind === 'Secret').map((c) => c.metadata.name);
+      expect(secretNames).toHaveLength(3);
       const volumeName = find(all, 'PersistentVolumeClaim').metadata.name;
       for (const workload of workloads(all)) {
-        for (const variable of container(workload).env) if (variable.valueFrom) expect(variable.valueFrom.secretKeyRef.name).toBe(secretName);
+        for (const variable of container(workload).env) if (variable.valueFrom) expect(secretNames).toContain(variable.valueFrom.secretKeyRef.name);
         if (workload.kind !== 'StatefulSet') expect(env(workload).PGHOST).toBe(client.metadata.name);
         for (const volume of podSpec(workload).volumes) if (volume.persistentVolumeClaim) expect(volume.persistentVolumeClaim.claimName).toBe(volumeName);
+        for (const volume of podSpec(workload).volumes) if (volume.secret) expect(secretNames).toContain(volume.secret.secretName);
       }
     });
   });
@@ -573,6 +753,8 @@ describe('Database children', () => {
         replicas: 1,
         deletionPolicy: 'Snapshot',
         backup: { schedule: '@daily', retention: 7 },
+        superuserAccess: false,
+        tls: 'Required',
       });
     });
   });
@@ -590,6 +772,8 @@ describe('Database children', () => {
         replicas: 2,
         backup: { schedule: '0 3 * * *', retention: 7 },
         deletionPolicy: 'Snapshot',
+        superuserAccess: false,
+        tls: 'Required',
       });
     });
 

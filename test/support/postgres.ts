@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,22 @@ export function scratchDir(prefix: string): string {
   const { uid, gid } = runAs();
   if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
   return dir;
+}
+
+/**
+ * Writes a Secret volume's files as the kubelet does with `defaultMode: mode` and fsGroup the
+ * PostgreSQL user's: owned by root, group the PostgreSQL user's. Not as root, our own (0600).
+ */
+export function writeSecretVolume(dir: string, files: Record<string, string>, mode: number): void {
+  const { uid, gid } = runAs();
+  for (const [name, content] of Object.entries(files)) {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    if (uid !== undefined && gid !== undefined) {
+      chownSync(path, 0, gid);
+      chmodSync(path, mode);
+    } else chmodSync(path, 0o600);
+  }
 }
 
 export function removeDir(dir: string): void {
@@ -145,13 +161,27 @@ export class ScriptServer {
   }
 }
 
+/** A login: a role, its password, and libpq's TLS variables (PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY) if any. */
+export interface Login {
+  readonly user: string;
+  readonly password: string;
+  readonly ssl?: Record<string, string>;
+}
+
 /** Runs SQL with psql over TCP as `user`, returning unaligned, tuples-only output. */
-export function psql(port: number, credentials: { user: string; password: string }, database: string, sql: string): string {
+export function psql(port: number, credentials: Login, database: string, sql: string): string {
   const result = spawnSync(
     join(postgresBin(), 'psql'),
     ['--no-psqlrc', '--quiet', '--tuples-only', '--no-align', '--set', 'ON_ERROR_STOP=1', '--host=127.0.0.1', `--port=${port}`, `--username=${credentials.user}`, '--dbname', `dbname='${database.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`, '--command', sql],
-    { env: { ...process.env, PGPASSWORD: credentials.password }, encoding: 'utf8' },
+    { env: { ...process.env, PGPASSWORD: credentials.password, ...credentials.ssl }, encoding: 'utf8' },
   );
   if (result.status !== 0) throw new Error(`psql on port ${port}, database ${database}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** Runs SQL with psql given a connection URI (`postgresql://...`), as a client reading one from a Secret would; unaligned, tuples-only. */
+export function psqlUri(uri: string, sql: string): string {
+  const result = spawnSync(join(postgresBin(), 'psql'), ['--no-psqlrc', '--quiet', '--tuples-only', '--no-align', '--set', 'ON_ERROR_STOP=1', '--command', sql, uri], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`psql with a URI: ${result.stderr}`);
   return result.stdout.trim();
 }

@@ -64,6 +64,10 @@ export const CRON_PATTERN = [
 export const DELETION_POLICIES = ['Snapshot', 'Delete'] as const;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
+/** Required: clients connect over TLS only, to a certificate of the Database's own CA. Disabled: no TLS, as the original. */
+export const TLS_MODES = ['Required', 'Disabled'] as const;
+export type TlsMode = (typeof TLS_MODES)[number];
+
 export const backupSpec = s.object(
   {
     schedule: s.string({
@@ -118,11 +122,28 @@ const databaseFields = {
     description: 'What happens to the data when the Database is deleted: Snapshot (a final pg_dumpall into the backup volume must succeed first) or Delete (removed at once). The backup volume is kept either way.',
     default: 'Snapshot',
   }),
+  superuserAccess: s.boolean({
+    description:
+      'Whether the superuser (Secret <name>-credentials) may log in over the network with its password, as in the original operator. false (the default): only with the client certificate of the Database’s own Jobs; clients use the owner role `app` of Secret <name>-app.',
+    default: false,
+  }),
+  tls: s.enum(TLS_MODES, {
+    description:
+      'Required (the default): every network connection must use TLS, with a server certificate from the Database’s own CA (Secret <name>-tls, key ca.crt). Disabled: no TLS, as the original operator; it needs superuserAccess: true.',
+    default: 'Required',
+  }),
 };
 
 /** The rules on those fields, the same in every version. */
-function databaseRules<T extends { name: string; image: string }>(): Rule<T>[] {
+function databaseRules<T extends { name: string; image: string; superuserAccess: boolean; tls: TlsMode }>(): Rule<T>[] {
   return [
+    {
+      // Without TLS there is no client certificate, and the Jobs could only log in with the superuser's password.
+      cel: "self.tls == 'Required' || self.superuserAccess",
+      message: 'tls Disabled needs superuserAccess: true: without TLS the Database’s Jobs can only log in with the superuser’s password, which superuserAccess false refuses over the network',
+      fieldPath: '.tls',
+      holds: (self) => self.tls === 'Required' || self.superuserAccess,
+    },
     matchesRule('image', IMAGE_REFERENCE_PATTERN, 'image must be an image reference such as postgres:17, registry.example.com:5000/team/postgres:17.2-alpine or an image@sha256:<digest>'),
     {
       // maxLength counts characters; PostgreSQL counts bytes (an é is two).

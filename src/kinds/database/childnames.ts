@@ -18,6 +18,10 @@ export const MAX_JOB_NAME_LENGTH = MAX_LABEL_LENGTH;
 export interface DatabaseChildNames {
   /** Secret with the superuser's and the replication role's names and passwords. */
   readonly credentials: string;
+  /** Secret clients log in with: the owner role `app`, its password and where to connect. */
+  readonly app: string;
+  /** Secret of the Database's own TLS: its CA (ca.crt), the servers' certificate, the Jobs' client certificate. */
+  readonly tls: string;
   /** Service clients connect to. */
   readonly service: string;
   /** Headless Service that gives the pods their DNS names (the StatefulSet's serviceName). */
@@ -59,6 +63,8 @@ function tagInName(tag: string): string {
 export function databaseChildNames(owner: string): DatabaseChildNames {
   return {
     credentials: childName(owner, { suffix: '-credentials' }),
+    app: childName(owner, { suffix: '-app' }),
+    tls: childName(owner, { suffix: '-tls' }),
     service: childName(owner, { maxLength: MAX_LABEL_LENGTH }),
     headless: childName(owner, { suffix: '-headless', maxLength: MAX_LABEL_LENGTH }),
     readonlyService: childName(owner, { suffix: '-readonly', maxLength: MAX_LABEL_LENGTH }),

@@ -12,6 +12,7 @@ export const databaseConstructs: KindConstructs<DatabaseSpec, DatabaseObservatio
     const deleting = observation?.deleting ?? resource.metadata.deletionTimestamp !== undefined;
     new DatabaseChildren(scope, 'database', {
       ownerName: resource.metadata.name,
+      namespace: resource.metadata.namespace,
       spec: resource.spec,
       observation: { ...observation, deleting },
       // The children's chart carries the owner's labels (childLabels); pod templates and selectors use them.

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { CacheReader, CustomResource, KindController, KubeJson } from '../../core/kind';
 import { DatabaseSpec, DatabaseStatus } from './api';
-import { databaseChildNames } from './childnames';
+import { DatabaseChildNames, databaseChildNames } from './childnames';
+import { DATABASE_USER } from './credentials';
 import { keptUntilSnapshot } from './kept';
 import { DatabaseObservation, JobOutcome } from './observation';
 import { databasePhase, finalizerMayBeReleased, HELD_REASONS } from './plan';
+import { newDatabaseTls } from './tls';
 import { parsePostgresImage } from './version';
 
 type Database = CustomResource<DatabaseSpec, DatabaseStatus>;
-type StatefulSetJson = KubeJson & { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } }; status?: { readyReplicas?: number } };
+type StatefulSetJson = KubeJson & {
+  spec?: { template?: { spec?: { containers?: { name: string; image?: string }[]; volumes?: { secret?: { secretName?: string } }[] } } };
+  status?: { readyReplicas?: number };
+};
 type JobJson = KubeJson & { status?: { conditions?: { type: string; status: string }[] } };
 
 const STATEFULSETS = { apiGroup: 'apps', resource: 'statefulsets' };
@@ -27,23 +32,46 @@ function outcomeOf(job: JobJson | undefined): JobOutcome | undefined {
   return holds('Complete') ? 'Succeeded' : holds('Failed') ? 'Failed' : undefined;
 }
 
+/**
+ * Whether the primary may be waiting for Secret `<name>-tls` (see DatabaseObservation.tls):
+ * it does not mount it yet, or is not ready (the Secret may have been deleted). The engine
+ * creates that Secret when it is missing and ignores the render otherwise, and making it
+ * costs milliseconds, so it is made only then and while the Database is deleted.
+ */
+function primaryMayWait(db: Database, names: DatabaseChildNames, primary: StatefulSetJson | undefined): boolean {
+  const mounts = db.spec.tls !== 'Required' || (primary?.spec?.template?.spec?.volumes?.some((volume) => volume.secret?.secretName === names.tls) ?? false);
+  return !mounts || !(primary?.status?.readyReplicas ?? 0);
+}
+
+/** Every name clients may reach the servers by: each Service short, in its namespace and fully, and each pod by the headless Service. */
+function serverDnsNames(names: DatabaseChildNames, namespace: string): string[] {
+  const forms = (host: string) => [host, `${host}.${namespace}`, `${host}.${namespace}.svc`, `${host}.${namespace}.svc.cluster.local`];
+  return [...forms(names.service), ...forms(names.readonlyService), ...forms(names.headless), `*.${names.headless}.${namespace}.svc`, `*.${names.headless}.${namespace}.svc.cluster.local`];
+}
+
 /** The Database's children as they are, from the engine's child caches: no GET or LIST per reconcile. */
-function observe(caches: CacheReader, db: Database): DatabaseObservation {
+async function observe(caches: CacheReader, db: Database): Promise<DatabaseObservation> {
   const names = databaseChildNames(db.metadata.name);
   const key = (name: string) => `${db.metadata.namespace}/${name}`;
   const primary = caches.get(STATEFULSETS, key(names.statefulSet)) as StatefulSetJson | undefined;
   const standbys = caches.get(STATEFULSETS, key(names.standbyStatefulSet)) as StatefulSetJson | undefined;
   const job = (name: string) => outcomeOf(caches.get(JOBS, key(name)) as JobJson | undefined);
   const wanted = parsePostgresImage(db.spec.image);
+  const deleting = db.metadata.deletionTimestamp !== undefined;
   const lastBackupTime = (caches.get(CRONJOBS, key(names.backup))?.status as { lastSuccessfulTime?: string } | undefined)?.lastSuccessfulTime;
   return {
     password: newPassword(),
     replicationPassword: newPassword(),
+    // Only the init Job reads Secret <name>-app: rendering it after that (a GET each reconcile) would buy nothing.
+    ...(deleting || primaryMayWait(db, names, primary) || job(names.init) !== 'Succeeded' ? { appPassword: newPassword() } : {}),
+    ...(db.spec.tls === 'Required' && (deleting || primaryMayWait(db, names, primary))
+      ? { tls: await newDatabaseTls({ dns: serverDnsNames(names, db.metadata.namespace ?? ''), superuser: DATABASE_USER, database: `${db.metadata.namespace}/${db.metadata.name}` }) }
+      : {}),
     currentImage: primary?.spec?.template?.spec?.containers?.find((c) => c.name === 'postgres')?.image,
     readyReplicas: primary ? (primary.status?.readyReplicas ?? 0) + (standbys?.status?.readyReplicas ?? 0) : undefined,
     upgrade: wanted ? job(names.upgrade(wanted)) : undefined,
     snapshot: job(names.snapshot),
-    deleting: db.metadata.deletionTimestamp !== undefined,
+    deleting,
     ...(lastBackupTime ? { lastBackupTime } : {}),
   };
 }

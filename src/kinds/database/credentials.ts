@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { CREATE_ONLY_ANNOTATION } from './annotations';
+import { createOnceSecret } from './create-once-secret';
 
 /** The superuser the image creates on first start; clients and Jobs log in as it. */
 export const DATABASE_USER = 'postgres';
@@ -31,17 +31,11 @@ export class DatabaseCredentials extends Construct {
 
   constructor(scope: Construct, id: string, props: DatabaseCredentialsProps) {
     super(scope, id);
-    const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-    this.secret = new k8s.KubeSecret(this, 'secret', {
-      metadata: { name: props.name, annotations: { [CREATE_ONLY_ANNOTATION]: 'true' } },
-      type: 'kubernetes.io/basic-auth',
-      immutable: true,
-      data: {
-        [USERNAME_KEY]: base64(DATABASE_USER),
-        [PASSWORD_KEY]: base64(props.password),
-        [REPLICATION_USERNAME_KEY]: base64(REPLICATION_USER),
-        [REPLICATION_PASSWORD_KEY]: base64(props.replicationPassword),
-      },
+    this.secret = createOnceSecret(this, props.name, 'kubernetes.io/basic-auth', {
+      [USERNAME_KEY]: DATABASE_USER,
+      [PASSWORD_KEY]: props.password,
+      [REPLICATION_USERNAME_KEY]: REPLICATION_USER,
+      [REPLICATION_PASSWORD_KEY]: props.replicationPassword,
     });
   }
 }

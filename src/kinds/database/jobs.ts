@@ -7,6 +7,7 @@ import { DatabaseChildNames } from './childnames';
 import { PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USERNAME_KEY, USERNAME_KEY } from './credentials';
 import { JobComponent, JOB_UID, podLabels, resources, scratchVolume, secretEnv } from './pod';
 import { BACKUP_MOUNT, backupScript, dumpAllScript, initScript } from './scripts';
+import { TLS_KEYS, TLS_MOUNT, tlsVolume } from './tls-secret';
 import { PostgresVersion } from './version';
 
 /**
@@ -43,10 +44,11 @@ interface JobOptions extends DatabaseJobProps {
 function jobSpec(options: JobOptions): k8s.JobSpec {
   const { names, spec, ownerLabels = {} } = options;
   const backup = options.backupVolume ? [{ name: 'backup', persistentVolumeClaim: { claimName: names.backupVolume } }] : [];
+  const tls = spec.tls === 'Required' ? [tlsVolume(names.tls)] : [];
   return {
     backoffLimit: 3,
     template: {
-      metadata: { labels: podLabels(ownerLabels, options.component) },
+      metadata: { labels: podLabels(ownerLabels, options.component, names.service) },
       spec: {
         restartPolicy: 'Never',
         automountServiceAccountToken: false,
@@ -64,6 +66,7 @@ function jobSpec(options: JobOptions): k8s.JobSpec {
               secretEnv('PGUSER', names.credentials, USERNAME_KEY),
               secretEnv('PGPASSWORD', names.credentials, PASSWORD_KEY),
               { name: 'PGCONNECT_TIMEOUT', value: '10' },
+              ...(tls.length ? superuserCertificate() : []),
               // libpq looks for ~/.pgpass; the Job's uid has no home of its own.
               { name: 'HOME', value: '/tmp' },
               ...(options.backupVolume ? [{ name: 'BACKUP_DIR', value: BACKUP_MOUNT }] : []),
@@ -71,16 +74,30 @@ function jobSpec(options: JobOptions): k8s.JobSpec {
             ],
             resources: resources({ cpu: '100m', memory: '256Mi', ephemeralStorage: '64Mi' }, { cpu: '1', memory: '1Gi', ephemeralStorage: '256Mi' }),
             securityContext: restrictedContainerSecurityContext(JOB_UID),
-            volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...backup.map(({ name }) => ({ name, mountPath: BACKUP_MOUNT }))],
+            volumeMounts: [
+              { name: 'tmp', mountPath: '/tmp' },
+              ...backup.map(({ name }) => ({ name, mountPath: BACKUP_MOUNT })),
+              ...tls.map(({ name }) => ({ name, mountPath: TLS_MOUNT, readOnly: true })),
+            ],
           },
         ],
-        volumes: [scratchVolume('tmp', '64Mi'), ...backup],
+        volumes: [scratchVolume('tmp', '64Mi'), ...backup, ...tls],
       },
     },
   };
 }
 
-/** Job `<name>-init`: creates database spec.name with psql once the server is up. */
+/** libpq's variables for TLS: the server verified against the Database's CA, the superuser's client certificate (pg_hba's `cert`). */
+function superuserCertificate(): k8s.EnvVar[] {
+  return [
+    { name: 'PGSSLMODE', value: 'verify-full' },
+    { name: 'PGSSLROOTCERT', value: `${TLS_MOUNT}/${TLS_KEYS.ca}` },
+    { name: 'PGSSLCERT', value: `${TLS_MOUNT}/${TLS_KEYS.superuserCert}` },
+    { name: 'PGSSLKEY', value: `${TLS_MOUNT}/${TLS_KEYS.superuserKey}` },
+  ];
+}
+
+/** Job `<name>-init`: creates database spec.name, the replication role and the owner role of Secret `<name>-app` with psql once the server is up. */
 export class DatabaseInitJob extends Construct {
   readonly job: k8s.KubeJob;
   constructor(scope: Construct, id: string, props: DatabaseJobProps) {
@@ -95,6 +112,8 @@ export class DatabaseInitJob extends Construct {
           { name: 'DATABASE_NAME', value: props.spec.name },
           secretEnv('REPLICATION_USER', props.names.credentials, REPLICATION_USERNAME_KEY),
           secretEnv('REPLICATION_PASSWORD', props.names.credentials, REPLICATION_PASSWORD_KEY),
+          secretEnv('APP_USER', props.names.app, USERNAME_KEY),
+          secretEnv('APP_PASSWORD', props.names.app, PASSWORD_KEY),
         ],
       }),
     });
@@ -143,7 +162,7 @@ export class DatabaseBackup extends Construct {
         successfulJobsHistoryLimit: 3,
         failedJobsHistoryLimit: 3,
         jobTemplate: {
-          metadata: { labels: podLabels(ownerLabels, 'backup') },
+          metadata: { labels: podLabels(ownerLabels, 'backup', names.service) },
           spec: jobSpec({
             ...props,
             component: 'backup',

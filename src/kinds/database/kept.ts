@@ -6,8 +6,9 @@ const SNAPSHOT_SERVES = new Set(['Secret', 'Service', 'StatefulSet', 'NetworkPol
 /**
  * The children kept until the finalizer is released (see KindController.keptUntilRelease):
  * what the final snapshot needs, and so what the Database renders while it is deleted. The
- * Job itself; the credentials Secret it logs in with; the Services it connects through (the
- * StatefulSets' pods keep their DNS names); the StatefulSets, whose data claims go with them;
+ * Job itself; the Secrets (the credentials and the certificate of `-tls` it logs in with,
+ * and `-app`); the Services it connects through (the StatefulSets' pods keep their DNS
+ * names); the StatefulSets, whose data claims go with them;
  * the NetworkPolicies, so the server is no more open while it is deleted. Without an
  * ownerReference, no foreground deletion takes them before the snapshot succeeded, and an
  * owned child rendered meanwhile would be deleted again each time it was created. The init

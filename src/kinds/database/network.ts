@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DatabaseSpec } from './api';
 import { DatabaseChildNames } from './childnames';
-import { JOB_COMPONENTS, podSelector } from './pod';
+import { CLIENT_LABEL, JOB_COMPONENTS, podSelector } from './pod';
 
 export interface DatabaseNetworkPoliciesProps {
   /** Names of the Database's children. */
@@ -15,10 +15,12 @@ export interface DatabaseNetworkPoliciesProps {
 }
 
 /**
- * NetworkPolicies `<name>` (the server) and `<name>-jobs` (every Job): clients anywhere may
- * reach the server's port and nothing else, the server reaches only DNS and its peers, the
- * Jobs reach only DNS and the server. Policies add up, so a user who needs more (say,
- * postgres_fdw to another host) adds a policy of their own.
+ * NetworkPolicies `<name>` (the server) and `<name>-jobs` (every Job): only pods of the
+ * Database's namespace labelled `databases.cdk8s-operators.io/client: <service>` may reach the
+ * server's port (the Database's own servers and Jobs carry the label), the server reaches only
+ * DNS and its peers, the Jobs reach only DNS and the server. Policies add up, so a user who
+ * needs more (clients in another namespace, postgres_fdw to another host) adds a policy of
+ * their own.
  */
 export class DatabaseNetworkPolicies extends Construct {
   readonly server: k8s.KubeNetworkPolicy;
@@ -36,7 +38,8 @@ export class DatabaseNetworkPolicies extends Construct {
       spec: {
         podSelector: { matchLabels: server },
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ ports: [tcpPort(spec.port)] }],
+        // A podSelector alone admits pods of this namespace only.
+        ingress: [{ from: [{ podSelector: { matchLabels: { [CLIENT_LABEL]: names.service } } }], ports: [tcpPort(spec.port)] }],
         egress: [dns, { to: [{ podSelector: { matchLabels: server } }], ports: [tcpPort(spec.port)] }],
       },
     });

@@ -1,3 +1,5 @@
+import { DatabaseTlsMaterial } from './tls';
+
 /** How a Job the controller watches ended; absent while it runs or before it exists. */
 export type JobOutcome = 'Succeeded' | 'Failed';
 
@@ -20,6 +22,19 @@ export interface DatabaseObservation {
    * generated the same way; the Secret is rendered only when both are given.
    */
   readonly replicationPassword?: string;
+  /**
+   * The owner role's password (Secret `<name>-app`), generated the same way; only while the
+   * init Job, which reads it, has not succeeded or may run again (as for `tls`), and during a deletion.
+   */
+  readonly appPassword?: string;
+  /**
+   * The Database's own CA and certificates for Secret `<name>-tls`, also create-only. Making
+   * them takes milliseconds, so the observer makes them only while the Secret may be needed:
+   * while the primary is not ready or does not mount it yet, and during a deletion (whose last
+   * render names the Secret for removal). Secrets are never pruned, so a render without it
+   * leaves it in place.
+   */
+  readonly tls?: DatabaseTlsMaterial;
   /** The image the primary StatefulSet's postgres container runs now; absent before that StatefulSet exists. */
   readonly currentImage?: string;
   /** How the upgrade Job for spec.image (`<name>-upgrade-<tag>`) ended; the StatefulSet rolls only after it succeeded. */

@@ -25,9 +25,16 @@ export function podSelector(ownerLabels: Record<string, string>, component: stri
   return { ...pick(OWNER_KIND_LABEL), ...pick(OWNER_NAME_LABEL), 'app.kubernetes.io/component': component };
 }
 
-/** Every label a pod template carries: the owner's labels, what it runs, which component. */
-export function podLabels(ownerLabels: Record<string, string>, component: string): Record<string, string> {
-  return { ...ownerLabels, 'app.kubernetes.io/name': 'postgres', 'app.kubernetes.io/component': component };
+/**
+ * The label a pod needs for the Database's NetworkPolicy to admit it to PostgreSQL's port, its
+ * value the Database's Service name (the Database's own name when that fits in a label value).
+ * The Database's servers (standbys replicate from the primary) and Jobs carry it too.
+ */
+export const CLIENT_LABEL = 'databases.cdk8s-operators.io/client';
+
+/** Every label a pod template carries: the owner's labels, what it runs, which component, and the client label of its Database (`service`). */
+export function podLabels(ownerLabels: Record<string, string>, component: string, service: string): Record<string, string> {
+  return { ...ownerLabels, 'app.kubernetes.io/name': 'postgres', 'app.kubernetes.io/component': component, [CLIENT_LABEL]: service };
 }
 
 export interface ResourceSizes {

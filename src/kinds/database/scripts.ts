@@ -34,19 +34,30 @@ function script(...steps: string[]): string {
 }
 
 /**
- * Creates database $DATABASE_NAME unless it exists, and the replication role
- * $REPLICATION_USER (LOGIN REPLICATION, password $REPLICATION_PASSWORD) unless it exists.
- * psql quotes the names (`%I`) and the password (`%L`), so any text is safe; `\gexec` runs
- * each statement only when its SELECT returns it. The password reaches psql through its own
+ * Creates database $DATABASE_NAME unless it exists, the replication role $REPLICATION_USER
+ * (LOGIN REPLICATION, password $REPLICATION_PASSWORD) unless it exists, and the owner role
+ * $APP_USER: LOGIN with password $APP_PASSWORD and no other attribute (no superuser, so no
+ * `COPY ... FROM PROGRAM`), set again at every run, so a run after the Secret `<name>-app`
+ * was made anew gives the role its new password. The database goes to the owner role while
+ * the superuser owns it (a Database made by an earlier release); another owner a person chose stays.
+ * psql quotes the names (`%I`) and the passwords (`%L`), so any text is safe; `\gexec` runs
+ * each statement only when its SELECT returns it. The passwords reach psql through its own
  * backquote expansion of the environment, never on a command line.
  */
 export function initScript(): string {
-  return script(`psql --no-psqlrc --set ON_ERROR_STOP=1 --set name="$DATABASE_NAME" --set replication_user="$REPLICATION_USER" --dbname=postgres <<'SQL'
+  return script(`psql --no-psqlrc --set ON_ERROR_STOP=1 --set name="$DATABASE_NAME" --set replication_user="$REPLICATION_USER" --set app_user="$APP_USER" --dbname=postgres <<'SQL'
 \\set replication_password \`printf '%s' "$REPLICATION_PASSWORD"\`
+\\set app_password \`printf '%s' "$APP_PASSWORD"\`
 SELECT format('CREATE DATABASE %I', :'name')
 WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'name')\\gexec
 SELECT format('CREATE ROLE %I WITH LOGIN REPLICATION PASSWORD %L', :'replication_user', :'replication_password')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'replication_user')\\gexec
+SELECT format('CREATE ROLE %I', :'app_user')
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'app_user')\\gexec
+SELECT format('ALTER ROLE %I WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD %L', :'app_user', :'app_password')\\gexec
+SELECT format('ALTER DATABASE %I OWNER TO %I', :'name', :'app_user')
+FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba
+WHERE d.datname = :'name' AND r.rolsuper\\gexec
 SQL
 echo "database $DATABASE_NAME is ready"`);
 }
@@ -88,20 +99,33 @@ mv "$file.partial.gz" "$file.gz"
 echo "dump written: $file.gz"`);
 }
 
-/** The start-up settings both roles share: where the socket and our pg_hba.conf are, who may connect. */
+/**
+ * The start-up settings both roles share: where the socket and our pg_hba.conf are, who may
+ * connect, and TLS. The construct says how: $HBA_CONNECTION is `hostssl` (TLS only: no `host`
+ * line, so a connection without TLS matches no rule and is refused) or `host`;
+ * $SUPERUSER_AUTH is `cert` (only with a client certificate of the Database's CA, which the
+ * Jobs have) or `scram-sha-256`; with $TLS_DIR (the Secret `<name>-tls` mounted) the server
+ * serves its certificate and checks client certificates against its CA. "$@" carries the
+ * TLS settings to START_SERVER.
+ */
 const SERVER_COMMON = `set -eu
 umask 077
 mkdir -p "$PG_RUN_DIR" "$(dirname "$PGDATA")"
-# Written at every start, so the rules are always these: passwords for everyone, and
-# replication connections only for the replication role.
+# Written at every start, so the rules are always these: passwords for everyone but the
+# superuser, and replication connections only for the replication role.
 hba="$PG_RUN_DIR/pg_hba.conf"
 cat > "$hba" <<EOF
 local all all scram-sha-256
-host replication "$REPLICATION_USER" all scram-sha-256
-host all all all scram-sha-256
-EOF`;
+$HBA_CONNECTION replication "$REPLICATION_USER" all scram-sha-256
+$HBA_CONNECTION all "$POSTGRES_USER" all $SUPERUSER_AUTH
+$HBA_CONNECTION all all all scram-sha-256
+EOF
+set --
+if [ -n "\${TLS_DIR:-}" ]; then
+  set -- -c ssl=on -c ssl_cert_file="$TLS_DIR/tls.crt" -c ssl_key_file="$TLS_DIR/tls.key" -c ssl_ca_file="$TLS_DIR/ca.crt"
+fi`;
 
-const START_SERVER = `exec postgres -D "$PGDATA" -c hba_file="$hba" -c listen_addresses="$LISTEN_ADDRESSES" -c port="$PGPORT" -c unix_socket_directories="$PG_RUN_DIR" -c wal_keep_size=${WAL_KEEP_SIZE}`;
+const START_SERVER = `exec postgres -D "$PGDATA" -c hba_file="$hba" -c listen_addresses="$LISTEN_ADDRESSES" -c port="$PGPORT" -c unix_socket_directories="$PG_RUN_DIR" -c wal_keep_size=${WAL_KEEP_SIZE} "$@"`;
 
 /**
  * The primary's own start-up: initdb with the superuser $POSTGRES_USER / $POSTGRES_PASSWORD
@@ -134,9 +158,12 @@ export function standbyStartScript(): string {
 passfile="$PG_RUN_DIR/replication.pgpass"
 escape() { printf '%s' "$1" | sed -e 's/[\\\\:]/\\\\&/g'; }
 printf '*:*:*:%s:%s\\n' "$(escape "$REPLICATION_USER")" "$(escape "$REPLICATION_PASSWORD")" > "$passfile"
+# With TLS, the primary must show a certificate of the Database's CA for its Service's name.
+ssl="sslmode=prefer"
+if [ -n "\${TLS_DIR:-}" ]; then ssl="sslmode=verify-full sslrootcert=$TLS_DIR/ca.crt"; fi
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   clone="$PGDATA.clone"
-  until rm -rf "$clone" && PGPASSFILE="$passfile" pg_basebackup --pgdata="$clone" --host="$PRIMARY_HOST" --port="$PRIMARY_PORT" --username="$REPLICATION_USER" --no-password --wal-method=stream --checkpoint=fast; do
+  until rm -rf "$clone" && PGPASSFILE="$passfile" pg_basebackup --dbname="$ssl" --pgdata="$clone" --host="$PRIMARY_HOST" --port="$PRIMARY_PORT" --username="$REPLICATION_USER" --no-password --wal-method=stream --checkpoint=fast; do
     echo "waiting for the primary $PRIMARY_HOST:$PRIMARY_PORT to take a base backup from" >&2
     sleep 5
   done
@@ -146,5 +173,5 @@ elif [ ! -e "$PGDATA/standby.signal" ]; then
   echo "the data directory $PGDATA was promoted to a primary (no standby.signal); to make this server a standby of $PRIMARY_HOST again, move that directory aside (its writes are not on the primary) and restart the pod" >&2
   exit 1
 fi
-${START_SERVER} -c primary_conninfo="host=$PRIMARY_HOST port=$PRIMARY_PORT user=$REPLICATION_USER passfile=$passfile application_name=\${HOSTNAME:-standby}" -c hot_standby=on`;
+${START_SERVER} -c primary_conninfo="host=$PRIMARY_HOST port=$PRIMARY_PORT user=$REPLICATION_USER passfile=$passfile $ssl application_name=\${HOSTNAME:-standby}" -c hot_standby=on`;
 }

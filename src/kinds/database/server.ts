@@ -7,6 +7,7 @@ import { DatabaseChildNames } from './childnames';
 import { PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USERNAME_KEY, USERNAME_KEY } from './credentials';
 import { podLabels, podSelector, POSTGRES_UID, resources, scratchVolume, secretEnv } from './pod';
 import { primaryStartScript, standbyStartScript } from './scripts';
+import { TLS_MOUNT, tlsVolume } from './tls-secret';
 
 /** Where the data volume is mounted; the image's own default. */
 export const DATA_MOUNT = '/var/lib/postgresql/data';
@@ -79,6 +80,7 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
   const { names, spec, ownerLabels = {} } = props;
   const selector = { ...podSelector(ownerLabels, COMPONENT), [ROLE_LABEL]: role };
   const antiAffinity = podSelector(ownerLabels, COMPONENT);
+  const tls = spec.tls === 'Required';
   return new k8s.KubeStatefulSet(scope, id, {
     metadata: { name: role === 'primary' ? names.statefulSet : names.standbyStatefulSet },
     spec: {
@@ -90,7 +92,7 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
       // The data volumes go with the StatefulSet (on deletion, after the final snapshot), but not on a scale-down.
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
       template: {
-        metadata: { labels: { ...podLabels(ownerLabels, COMPONENT), [ROLE_LABEL]: role } },
+        metadata: { labels: { ...podLabels(ownerLabels, COMPONENT, names.service), [ROLE_LABEL]: role } },
         spec: {
           automountServiceAccountToken: false,
           enableServiceLinks: false,
@@ -118,6 +120,7 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
                 // The server and pg_isready read PGPORT.
                 { name: 'PGPORT', value: String(spec.port) },
                 { name: 'LISTEN_ADDRESSES', value: '*' },
+                ...connectionRules(spec),
                 ...(role === 'standby'
                   ? [
                       { name: 'PRIMARY_HOST', value: names.service },
@@ -138,10 +141,11 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
                 { name: 'data', mountPath: DATA_MOUNT },
                 { name: 'run', mountPath: RUN_DIR },
                 { name: 'tmp', mountPath: '/tmp' },
+                ...(tls ? [{ name: 'tls', mountPath: TLS_MOUNT, readOnly: true }] : []),
               ],
             },
           ],
-          volumes: [scratchVolume('run', '16Mi'), scratchVolume('tmp', '256Mi')],
+          volumes: [scratchVolume('run', '16Mi'), scratchVolume('tmp', '256Mi'), ...(tls ? [tlsVolume(names.tls)] : [])],
         },
       },
       volumeClaimTemplates: [
@@ -154,4 +158,18 @@ function serverStatefulSet(scope: Construct, id: string, props: DatabaseServerPr
       ],
     },
   });
+}
+
+/**
+ * What the start-up scripts write into pg_hba.conf, and where the certificates are: TLS only
+ * (`hostssl`) unless spec.tls is Disabled; the superuser by client certificate only (`cert`)
+ * unless spec.superuserAccess.
+ */
+function connectionRules(spec: DatabaseSpec): k8s.EnvVar[] {
+  const tls = spec.tls === 'Required';
+  return [
+    { name: 'HBA_CONNECTION', value: tls ? 'hostssl' : 'host' },
+    { name: 'SUPERUSER_AUTH', value: spec.superuserAccess ? 'scram-sha-256' : 'cert' },
+    ...(tls ? [{ name: 'TLS_DIR', value: TLS_MOUNT }] : []),
+  ];
 }

@@ -24,6 +24,8 @@ export const olderValidationCases: ValidationCases[] = [{
     { name: 'storage-size as a number of bytes', body: { spec: { ...minimal, 'storage-size': 10737418240 } } },
     { name: 'an image from a registry, with a variant and a digest', body: { spec: { ...minimal, image: `registry.example.com:5000/library/postgres:17.2-alpine3.21@${digest}` } } },
     { name: 'deletionPolicy Delete', body: { spec: { ...minimal, deletionPolicy: 'Delete' } } },
+    { name: 'the original\u2019s access: superuserAccess true and tls Disabled', body: { spec: { ...sampleDb, superuserAccess: true, tls: 'Disabled' } } },
+    { name: 'superuserAccess true with TLS', body: { spec: { ...minimal, superuserAccess: true } } },
   ],
   invalid: [
     { name: 'port 0', body: { spec: { ...sampleDb, port: 0 } }, field: 'spec.port' },
@@ -49,6 +51,9 @@ export const olderValidationCases: ValidationCases[] = [{
     { name: 'a backup without a schedule', body: { spec: { ...minimal, backup: { retention: 3 } } }, field: 'spec.backup.schedule' },
     { name: 'retention 0', body: { spec: { ...minimal, backup: { schedule: '0 3 * * *', retention: 0 } } }, field: 'spec.backup.retention' },
     { name: 'deletionPolicy Keep', body: { spec: { ...minimal, deletionPolicy: 'Keep' } }, field: 'spec.deletionPolicy' },
+    { name: 'tls Disabled without superuserAccess (CEL)', body: { spec: { ...minimal, tls: 'Disabled' } }, field: 'spec.tls' },
+    { name: 'tls Off', body: { spec: { ...minimal, tls: 'Off' } }, field: 'spec.tls' },
+    { name: 'superuserAccess as a string', body: { spec: { ...minimal, superuserAccess: 'true' } }, field: 'spec.superuserAccess' },
   ],
 }];
 
@@ -59,12 +64,13 @@ export const validationCases: ValidationCases = {
   valid: [
     { name: 'only the required fields', body: { spec: minimalV2 } },
     { name: 'storageSize as a number of bytes', body: { spec: { ...minimalV2, storageSize: 10737418240 } } },
-    { name: 'every field', body: { spec: { ...minimalV2, port: 5433, image: 'postgres:17', replicas: 2, backup: { schedule: '@daily' }, deletionPolicy: 'Delete' } } },
+    { name: 'every field', body: { spec: { ...minimalV2, port: 5433, image: 'postgres:17', replicas: 2, backup: { schedule: '@daily' }, deletionPolicy: 'Delete', superuserAccess: true, tls: 'Disabled' } } },
   ],
   invalid: [
     { name: 'no storageSize', body: { spec: { name: 'orders' } }, field: 'spec.storageSize' },
     { name: 'storageSize "lots"', body: { spec: { ...minimalV2, storageSize: 'lots' } }, field: 'spec.storageSize' },
     { name: 'no name', body: { spec: { storageSize: '1Gi' } }, field: 'spec.name' },
     { name: 'a template database for a name (CEL)', body: { spec: { ...minimalV2, name: 'template0' } }, field: 'spec.name' },
+    { name: 'tls Disabled without superuserAccess (CEL)', body: { spec: { ...minimalV2, tls: 'Disabled', superuserAccess: false } }, field: 'spec.tls' },
   ],
 };
