@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
+import { installOptions, OptionSpec } from '../../core/options';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
@@ -16,6 +17,8 @@ export interface ChartValues {
   readonly watchNamespaces: string[];
   readonly ui: { readonly enabled: boolean };
   readonly monitoring: { readonly enabled: boolean };
+  /** The kinds' install values (OptionSpec.installValue), by value name: top-level values of the chart. */
+  readonly install: Readonly<Record<string, unknown>>;
 }
 
 /** values.yaml: each value with a comment saying what it changes. */
@@ -74,7 +77,20 @@ ui:
 # labelled grafana_dashboard) for clusters with the Prometheus Operator (docs/monitoring.md).
 monitoring:
   enabled: ${values.monitoring.enabled}
-`;
+${installOptions(kinds)
+  .map((spec) => `\n${comment(`${spec.description} The controller's --${spec.name}.`)}\n${spec.installValue}: ${JSON.stringify(values.install[spec.installValue!])}\n`)
+  .join('')}`;
+}
+
+/** `# ` lines of at most 96 characters. */
+function comment(text: string): string {
+  return (text.match(/(.{1,94})(\s|$)/g) ?? []).map((line) => `# ${line.trim()}`).join('\n');
+}
+
+/** The schema of a kind's install value: a list of strings, a boolean or a string, with the flag's description. */
+function installSchema(spec: OptionSpec): Record<string, unknown> {
+  const type = spec.type === 'list' ? { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } } : spec.type === 'boolean' ? { type: 'boolean' } : { type: 'string' };
+  return { ...type, description: spec.description };
 }
 
 /** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
@@ -119,6 +135,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
+        ...Object.fromEntries(installOptions(kinds).map((spec) => [spec.installValue!, installSchema(spec)])),
       },
       ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),

@@ -13,7 +13,9 @@ export const registryMirrorConstructs: KindConstructs<RegistryMirrorSpec, Regist
   install: (scope) => {
     new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
   },
-  render: (scope, resource) => {
+  render: (scope, resource, observation) => {
+    // A refused mirror has no children: those it had (a node configuration among them) are removed.
+    if (observation?.refusal) return;
     const names = mirrorNames(resource.metadata.name);
     new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
     const { upstreamUrl, masqueradeUrl, priorityClass } = resource.spec;
