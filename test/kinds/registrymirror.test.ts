@@ -143,8 +143,8 @@ describe('RegistryMirror children', () => {
     expect(envOf(find(hub, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://registry-1.docker.io' });
     expect(envOf(find(ghcr, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://myregistry.example:5443' });
     const script = container(find(ghcr, 'DaemonSet')).command[2];
-    expect(script).toContain(`${NODE_CERTS_MOUNT}/myregistry.example:5443`);
-    expect(script).toContain("'myregistry.example:5443'");
+    expect(script).toContain(`dir="${NODE_CERTS_MOUNT}/$registry"`);
+    expect(script).toContain("for registry in 'myregistry.example:5443' 'mirror-myregistry.example:5443'; do");
     expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', removeCommand('myregistry.example:5443', 'mirror-myregistry.example:5443')]);
     expect(removeCommand('myregistry.example:5443', 'mirror-myregistry.example:5443')).toContain("for registry in 'myregistry.example:5443' 'mirror-myregistry.example:5443'; do");
   });
@@ -301,7 +301,7 @@ describe('the registry containerd is pointed at', () => {
   it('is docker.io for Docker Hub, whose images never name registry-1.docker.io', () => {
     const script = nodeConfigScript(mirrorNames('hub'), 'registry-1.docker.io');
     expect(script).toContain("for registry in 'docker.io'; do");
-    expect(script).toContain(`'registry-1.docker.io'`);
+    expect(script).toContain(`echo 'server = "https://registry-1.docker.io"'`);
     expect(removeCommand('registry-1.docker.io')).toContain("for registry in 'docker.io'; do\n  dir=\"/host/certs.d/$registry\"");
   });
   it('is the upstream itself for any other registry', () => {

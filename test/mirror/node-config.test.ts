@@ -151,7 +151,8 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
   it('keeps the node\u2019s own hosts.toml (spegel\u2019s prepend-existing): the mirror first, then the node\u2019s hosts and server; puts it back on SIGTERM', async () => {
     const { serviceHost } = rendered('registry-1.docker.io');
     const dockerIo = join(certsD, 'docker.io');
-    const own = 'server = "https://registry-1.docker.io"\nca = "/etc/containerd/certs.d/docker.io/corp-ca.crt"\n\n[host."https://proxy.corp.example:8443"]\n  capabilities = ["pull", "resolve"]\n';
+    // The node's own server settings (pull only from Docker Hub itself) and its proxy.
+    const own = 'server = "https://registry-1.docker.io"\ncapabilities = ["pull", "resolve"]\n\n[host."https://proxy.corp.example:8443"]\n  capabilities = ["pull", "resolve"]\n';
     mkdirSync(dockerIo);
     writeFileSync(join(dockerIo, 'hosts.toml'), own);
     writeFileSync(join(dockerIo, 'corp-ca.crt'), 'a certificate of the node\n');
@@ -161,7 +162,7 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     await until('the script to say what it did', () => output().includes('pulls docker.io'));
     expect(output()).toContain("before the node's own configuration");
     expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://proxy.corp.example:8443', 'https://registry-1.docker.io']);
-    expect(readFileSync(join(dockerIo, 'hosts.toml'), 'utf8')).toContain('ca = "/etc/containerd/certs.d/docker.io/corp-ca.crt"');
+    expect(containerdHosts('docker.io/library/busybox')[2]).toEqual({ url: 'https://registry-1.docker.io', path: '/v2', capabilities: ['pull', 'resolve'] });
     expect(readFileSync(join(dockerIo, KEPT_FILE), 'utf8')).toBe(own);
 
     // A restart finds its own file and the kept one: the same result, the node's file kept once.
