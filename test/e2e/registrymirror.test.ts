@@ -38,7 +38,10 @@ beforeAll(async () => {
   await objects.apply(namespace);
   // The administrator's step (docs/kinds/registrymirror.md#who-may-mirror-what): the hosts these mirrors serve.
   const allowlist = '--mirror-hosts=docker.io,ghcr.io,quay.io,local.quay.io,*.corp.example';
-  controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'registrymirrors', '--leader-election=false', '--http-port', '0', allowlist], join(dir, 'controller.log'));
+  // And who may pull: the nodes' network and the pull Secret they authenticate with.
+  const access = ['--mirror-client-cidrs=10.0.0.0/8,192.168.0.0/16', '--mirror-pull-secret=pull-login'];
+  await objects.apply({ ...child('Secret', 'pull-login'), stringData: { username: 'node', password: 'only-the-nodes', htpasswd: 'node:$2y$05$not.a.real.hash' } } as KubeObject);
+  controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'registrymirrors', '--leader-election=false', '--http-port', '0', allowlist, ...access], join(dir, 'controller.log'));
 }, 120_000);
 
 afterAll(async () => {
@@ -64,6 +67,15 @@ describe('RegistryMirror', () => {
     expect(status).toMatchObject({ endpoint: 'registry-mirror-docker-hub.registry-mirrors.svc:5000', clusterIP: service.spec.clusterIP, cacheReady: true, nodesDesired: 1, nodesConfigured: 1, nodesPending: [] });
     const claim = await objects.get<KubeObject & { status: { phase: string } }>(child('PersistentVolumeClaim', 'registry-mirror-docker-hub-cache'));
     expect(claim.status.phase).toBe('Bound');
+    // The administrator's pull access: only the nodes' network reaches the cache, which wants the pull Secret's credentials, which every node sends.
+    const policy = await objects.get<KubeObject & { spec: { ingress: unknown[] } }>(child('NetworkPolicy', 'registry-mirror-docker-hub', 'networking.k8s.io/v1'));
+    expect(policy.spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: '10.0.0.0/8' } }, { ipBlock: { cidr: '192.168.0.0/16' } }], ports: [{ port: 5000, protocol: 'TCP' }] }]);
+    type Workload = KubeObject & { spec: { template: { spec: { containers: { env?: { name: string; value?: string; valueFrom?: unknown }[] }[]; volumes?: unknown[] } } } };
+    const cache = await objects.get<Workload>(child('StatefulSet', 'registry-mirror-docker-hub', 'apps/v1'));
+    expect(cache.spec.template.spec.containers[0].env).toContainEqual({ name: 'REGISTRY_AUTH_HTPASSWD_PATH', value: '/etc/registry-auth/htpasswd' });
+    expect(cache.spec.template.spec.volumes).toContainEqual({ name: 'pull-auth', secret: { secretName: 'pull-login', items: [{ key: 'htpasswd', path: 'htpasswd' }], defaultMode: 0o440 } });
+    const nodes = await objects.get<Workload>(child('DaemonSet', 'registry-mirror-docker-hub-utils', 'apps/v1'));
+    expect(nodes.spec.template.spec.containers[0].env).toContainEqual({ name: 'PULL_PASSWORD', valueFrom: { secretKeyRef: { name: 'pull-login', key: 'password' } } });
   });
 
   it('says NodesPending, naming the node, while a node does not run the configuration yet', async () => {

@@ -191,6 +191,22 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     expect(readFileSync(join(dockerIo, 'hosts.toml'), 'utf8')).toBe(theirs);
   });
 
+  it('sends the install\u2019s pull credentials to the mirror, in a file root alone reads, when a pull Secret is set', async () => {
+    const mirror = renderMirror('test-mirror', { upstreamUrl: 'registry-1.docker.io' }, { pendingNodes: [], access: { pullSecret: 'pull-login' } });
+    const env = Object.fromEntries((mirror.nodeConfig.env ?? []).map((e) => [e.name, e.valueFrom?.secretKeyRef?.key === 'username' ? 'node' : 'only the nodes know this']));
+    expect(mirror.nodeConfig.env?.map((e) => e.valueFrom?.secretKeyRef)).toEqual([{ name: 'pull-login', key: 'username' }, { name: 'pull-login', key: 'password' }]);
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const child = runInContainer(root, certsD, mirror.nodeConfig.volumeMounts![0].mountPath, mirror.nodeConfig.command!, { ...env, [serviceHost]: CLUSTER_IP });
+    running = child;
+    const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
+    await until('hosts.toml', () => existsSync(hostsToml));
+    const basic = Buffer.from('node:only the nodes know this').toString('base64');
+    expect(readFileSync(hostsToml, 'utf8')).toContain(`[host."http://${CLUSTER_IP}:5000".header]\n    Authorization = ["Basic ${basic}"]\n`);
+    expect(statSync(hostsToml).mode & 0o777).toBe(0o600);
+    // containerd's parser takes the file, header table and all.
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://registry-1.docker.io']);
+  });
+
   it('points any other registry, port included, at the mirror by its own name; preStop takes it back', async () => {
     const upstream = 'myregistry.example:5443';
     const { serviceHost, preStop, mountPath } = rendered(upstream);

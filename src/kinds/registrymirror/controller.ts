@@ -2,12 +2,15 @@ import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcom
 import { defaultMasqueradeUrl, RegistryMirrorSpec, RegistryMirrorStatus } from './api';
 import { MIRROR_HOSTS } from './hosts';
 import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';
+import { MIRROR_CLIENT_CIDRS, MIRROR_PULL_SECRET, PullAccess, pullAccess } from './pull-access';
 import { MIRROR_PRIORITY_CLASSES, REFUSAL_REASONS, refusal } from './refusals';
 
 /** What the controller sees of a mirror beyond its own children. */
 export interface RegistryMirrorObservation {
   /** Why the controller will not serve the mirror (its hosts, its credentials, its priority): it renders nothing then. */
   readonly refusal?: ReadyVerdict;
+  /** Who may pull through it (the administrator's pull Secret and the nodes' network). */
+  readonly access?: PullAccess;
   /** The credentials Secret named in spec, when it does not exist. */
   readonly missingSecret?: string;
   /** The PriorityClass named in spec, when it does not exist (the API server would refuse the mirror's Pods). */
@@ -47,7 +50,7 @@ function nodesOf(outcome: ReconcileOutcome): { desired: number; configured: numb
 }
 
 export const registryMirrorController: KindController<RegistryMirrorSpec, RegistryMirrorStatus, RegistryMirrorObservation> = {
-  options: [MIRROR_HOSTS, MIRROR_PRIORITY_CLASSES],
+  options: [MIRROR_HOSTS, MIRROR_PRIORITY_CLASSES, MIRROR_PULL_SECRET, MIRROR_CLIENT_CIDRS],
   watches: [
     MIRRORS,
     // Only whether the Secret exists, never its values: metadata only, in the mirrors' namespace only (a Role).
@@ -68,7 +71,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
       const pendingNodes = pods.filter((p) => !p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map(nodeOf);
       const priorityClass = mirror.spec.priorityClass;
       const priorityClassExists = !priorityClass || caches.list(PRIORITY_CLASSES).some((c) => c.metadata.name === priorityClass);
-      return { ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
+      return { access: pullAccess(options), ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
     },
   status: (mirror, observation, outcome) => {
     const nodes = nodesOf(outcome);

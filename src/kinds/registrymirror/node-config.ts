@@ -13,12 +13,18 @@ export interface RegistryMirrorNodeConfigProps {
   readonly masquerade?: string;
   /** The PriorityClass of the Pods, `spec.priorityClass`. */
   readonly priorityClass?: string;
+  /** The administrator's pull Secret (username, password): each node's containerd sends them to the mirror. @default none: anonymous pulls */
+  readonly pullSecret?: string;
   /** The image with a POSIX sh, awk, grep, head, cp, mv, rm, rmdir and sleep. @default NODE_CONFIG_IMAGE */
   readonly image?: string;
 }
 
 /** busybox 1.37, pinned by digest: a tag that moves would change what runs as root on every node. */
 export const NODE_CONFIG_IMAGE = 'busybox:1.37@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0';
+
+/** The variables the pull Secret's username and password reach the script in. */
+const PULL_USERNAME = 'PULL_USERNAME';
+const PULL_PASSWORD = 'PULL_PASSWORD';
 
 /** Where the node's certs.d is mounted in the container. */
 export const NODE_CERTS_MOUNT = '/host/certs.d';
@@ -60,7 +66,7 @@ export function removeCommand(upstream: string, masquerade?: string): string {
  * exists, so it comes from the variable kubelet sets at container start; without it the
  * container fails and kubelet's restart picks the Service up.
  */
-export function nodeConfigScript(names: MirrorNames, upstream: string, masquerade?: string): string {
+export function nodeConfigScript(names: MirrorNames, upstream: string, masquerade?: string, pullSecret?: string): string {
   const variable = names.serviceHostVariable;
   const mark = `${OURS_MARK}: RegistryMirror ${names.instance}; a file the node had is kept in ${KEPT_FILE}`;
   const table = '^[[:space:]]*\\[';
@@ -73,6 +79,9 @@ export function nodeConfigScript(names: MirrorNames, upstream: string, masquerad
     'fi',
     `unconfigure() {\n${removeCommand(upstream, masquerade)}\n}`,
     "trap 'unconfigure; exit 0' TERM INT",
+    // The pull credentials are in the files: root alone reads them.
+    'umask 077',
+    ...(pullSecret ? [`auth="$(printf '%s:%s' "$${PULL_USERNAME}" "$${PULL_PASSWORD}" | base64 -w 0)"`] : []),
     ...forEachRegistry(upstream, masquerade, [
       'mkdir -p "$dir"',
       // Not ours: the node's own configuration, kept aside (copied, so that containerd always finds a file).
@@ -85,6 +94,7 @@ export function nodeConfigScript(names: MirrorNames, upstream: string, masquerad
       `  if [ -n "$own" ]; then printf '%s\\n' "$own"; fi`,
       `  if ! printf '%s\\n' "$own" | grep -q '^[[:space:]]*server[[:space:]]*='; then echo 'server = "https://${upstream}"'; fi`,
       `  printf '\\n[host."http://%s:%s"]\\n  capabilities = ["pull", "resolve"]\\n' "$host" '${MIRROR_PORT}'`,
+      ...(pullSecret ? [`  printf '  [host."http://%s:%s".header]\\n    Authorization = ["Basic %s"]\\n' "$host" '${MIRROR_PORT}' "$auth"`] : []),
       `  if [ -n "$tables" ]; then printf '\\n%s\\n' "$tables"; fi`,
       // Written aside and renamed, so containerd never reads half a file.
       '} > "$file.tmp"',
@@ -139,7 +149,11 @@ export class RegistryMirrorNodeConfig extends Construct {
                 name: 'configure-containerd',
                 image: props.image ?? NODE_CONFIG_IMAGE,
                 imagePullPolicy: 'Always',
-                command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade)],
+                command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade, props.pullSecret)],
+                // By reference: the values reach only the container and the node's root-only files.
+                ...(props.pullSecret
+                  ? { env: ['username', 'password'].map((key) => ({ name: key === 'username' ? PULL_USERNAME : PULL_PASSWORD, valueFrom: { secretKeyRef: { name: props.pullSecret!, key } } })) }
+                  : {}),
                 // preStop cleans up before kubelet's SIGTERM; the trap also covers a stop that skips kubelet's hooks.
                 lifecycle: { preStop: { exec: { command: ['sh', '-c', removeCommand(upstream, masquerade)] } } },
                 resources: {
