@@ -20,6 +20,7 @@ import { KINDS } from './kinds';
 import { guitarKind } from './kinds/guitar';
 import { MONITORING_DIR, monitoringFiles, monitoringObjects } from './monitoring/manifests';
 import { BUILT_IN_KINDS } from './render-command';
+import { installOptions } from './core/options';
 import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
 import { GuitarUi } from './ui/install';
 
@@ -111,6 +112,8 @@ export interface AppOptions {
   readonly runbookUrl?: string;
   /** Who makes the conversion webhook's certificate (synth's --webhook-certificates); default the controller itself. */
   readonly webhookCertificates?: WebhookCertificates;
+  /** The kinds' install options (e.g. --mirror-hosts), by option name; default none. */
+  readonly installValues?: Readonly<Record<string, unknown>>;
 }
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
@@ -130,6 +133,7 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       withoutExtraGroups: variant.withoutExtraGroups,
       webhookCertificates: variant.webhookCertificates,
       sharding: variant.sharding,
+      installValues: variant.installValues,
     }),
   );
 }
@@ -156,7 +160,7 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
   const webhookCertificates = options.webhookCertificates ?? 'self';
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -221,6 +225,8 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
     description:
       'Who makes the conversion webhook\u2019s certificate: self (the controller\u2019s own CA, injected into the CRDs) or cert-manager (the bundle carries cert-manager Issuers and a Certificate, and the CRDs ask its cainjector for caBundle; cert-manager must be installed).',
   },
+  // The kinds' options an administrator sets at install, e.g. --mirror-hosts: the same flags the controller takes.
+  ...installOptions(KINDS),
   {
     name: 'runbook-url',
     type: 'string',
@@ -279,6 +285,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
+    installValues: Object.fromEntries(installOptions(KINDS).map((spec) => [spec.name, options[spec.name]])),
   };
 }
 
@@ -312,6 +319,7 @@ function synthesize(options: AppOptions): void {
     sharding: options.sharding ?? false,
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
+    installValues: options.installValues ?? {},
     resources: options.helmInstances ? resources : [],
     monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });

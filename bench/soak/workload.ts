@@ -1,6 +1,7 @@
 import { apiVersionOf } from '../../src/core/kind';
 import { KINDS } from '../../src/kinds';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
+import { CREDENTIALS_FOR } from '../../src/kinds/registrymirror/refusals';
 import { namespace, NS } from './cluster';
 import { History } from './history';
 import { Rng } from './rng';
@@ -136,12 +137,13 @@ export class Workload {
     const live = this.live.get('RegistryMirror') ?? [];
     if (live.length < 2 && this.rng.chance(0.6)) {
       const name = `mirror-${++this.serial}`;
-      await this.create({ apiVersion: apiVersion('RegistryMirror'), kind: 'RegistryMirror', metadata: { name }, spec: { upstreamUrl: 'registry-1.docker.io', credentialsSecret: `${name}-creds` } });
+      // Each its own upstream (one registry name has one mirror), in the domain the tests' allowlist names; its Secret names it.
+      await this.create({ apiVersion: apiVersion('RegistryMirror'), kind: 'RegistryMirror', metadata: { name }, spec: { upstreamUrl: `${name}.mirrors.test`, credentialsSecret: `${name}-creds` } });
       // The credentials come late: the mirror must wait for them, saying so, and then use them.
       const delayMs = this.rng.int(5, 40) * 1000;
       const password = this.secret();
       this.pending.push(new Promise((resolve) => setTimeout(resolve, delayMs)).then(async () => {
-        await this.objects.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-creds`, namespace: NS.mirrors }, stringData: { username: 'soak', password } } as KubeObject);
+        await this.objects.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-creds`, namespace: NS.mirrors, annotations: { [CREDENTIALS_FOR]: name } }, stringData: { username: 'soak', password } } as KubeObject);
         this.history.add('workload', `created the late credentials Secret of RegistryMirror ${name}`);
       }).catch((err: Error) => this.history.add('workload', `late Secret of ${name} failed (${err.message.slice(0, 120)})`)));
     } else if (live.length) {

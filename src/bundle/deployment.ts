@@ -35,6 +35,8 @@ export interface ControllerDeploymentProps {
   readonly conversionWebhook?: boolean;
   /** Run with --webhook-certificates=cert-manager when cert-manager makes the webhook's certificate. @default 'self' */
   readonly webhookCertificates?: WebhookCertificates;
+  /** The kinds' options an administrator set at install, as flags (see OptionSpec.installValue). @default none */
+  readonly installArgs?: readonly string[];
 }
 
 /** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
@@ -77,6 +79,7 @@ export class ControllerDeployment extends Construct {
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
+        ...(props.installArgs ?? []),
       ],
       env: [
         { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

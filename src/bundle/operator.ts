@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
+import { installArgs, installOptions } from '../core/options';
 import { hasVersions } from '../core/versions';
 import { PRODUCT } from '../core/names';
 import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
@@ -31,6 +32,8 @@ export interface OperatorBundleProps {
   readonly sharding?: boolean;
   /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
   readonly companions?: readonly Companion[];
+  /** The values of the kinds' install options (OptionSpec.installValue), by option name: passed to the controller as flags. @default none */
+  readonly installValues?: Readonly<Record<string, unknown>>;
 }
 
 /** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
@@ -142,7 +145,11 @@ export class OperatorBundle extends Construct {
     for (const identity of extras(props.kinds)) bindCluster(clusterRole(crdName(identity), ownRules(identity)));
     for (const identity of extras(userKinds)) {
       clusterRole(`${crdName(identity)}:view`, userRules([identity], 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
-      clusterRole(`${crdName(identity)}:edit`, userRules([identity], 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+      if (userRules([identity], 'edit').length) clusterRole(`${crdName(identity)}:edit`, userRules([identity], 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
+    }
+    // Writing a kind that acts beyond namespaces (userAccess view) is in no built-in role: an administrator binds this one on purpose.
+    for (const kind of userKinds.filter((k) => k.userAccess === 'view')) {
+      clusterRole(`${kind.plural}:edit`, userRules(servedIdentities(kind, props.withoutExtraGroups), 'unaggregated'));
     }
 
     new ControllerDeployment(this, 'controller', {
@@ -158,6 +165,7 @@ export class OperatorBundle extends Construct {
       conversionWebhook: versioned.length > 0,
       webhookCertificates: props.webhookCertificates,
       sharding: props.sharding,
+      installArgs: installArgs(installOptions(props.kinds), props.installValues ?? {}),
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

@@ -86,12 +86,24 @@ export function shardingRules(kind: AnyKind): PolicyRule[] {
   return [{ apiGroups: [kind.group], resources: [kind.plural], verbs: ['patch'] }];
 }
 
-/** Rules for cluster users: aggregated into the built-in view, or edit and admin, roles. */
-export function userRules(kinds: readonly AnyKind[], access: 'view' | 'edit'): PolicyRule[] {
+/**
+ * Rules for cluster users: aggregated into the built-in view, or edit and admin, roles. Writing
+ * aggregates only for kinds whose userAccess allows it; `unaggregated` gives the writing of the
+ * others, for a role an administrator binds on purpose.
+ */
+export function userRules(kinds: readonly AnyKind[], access: 'view' | 'edit' | 'unaggregated'): PolicyRule[] {
+  if (access === 'edit') kinds = kinds.filter((kind) => (kind.userAccess ?? 'edit') === 'edit');
+  if (access === 'unaggregated') return editRules(kinds.filter((kind) => kind.userAccess === 'view'));
+  return access === 'view' ? readRules(kinds) : editRules(kinds);
+}
+
+const readRules = (kinds: readonly AnyKind[]) => groupRules(kinds, READ, (p) => [p, `${p}/status`]);
+const editRules = (kinds: readonly AnyKind[]) => groupRules(kinds, ['create', 'update', 'patch', 'delete', 'deletecollection'], (p) => [p]);
+
+function groupRules(kinds: readonly AnyKind[], verbs: Verb[], resources: (plural: string) => string[]): PolicyRule[] {
   const byGroup = new Map<string, string[]>();
   for (const kind of kinds) byGroup.set(kind.group, [...(byGroup.get(kind.group) ?? []), kind.plural]);
-  const verbs: Verb[] = access === 'view' ? READ : ['create', 'update', 'patch', 'delete', 'deletecollection'];
-  return [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals.flatMap((p) => (access === 'view' ? [p, `${p}/status`] : [p])), verbs }));
+  return [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals.flatMap(resources), verbs }));
 }
 
 /** One rule per API group and verb set, so the same access declared twice is granted once. */

@@ -61,6 +61,14 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly singular: string;
   readonly shortNames: readonly string[];
   readonly scope: 'Namespaced' | 'Cluster';
+  /**
+   * What the install lets cluster users do through the built-in roles: `edit` aggregates reading
+   * into view and writing into edit and admin; `view` aggregates reading only, and writing goes
+   * into a ClusterRole of its own (`cdk8s-operators:<plural>:edit`) that an administrator binds
+   * to whom they choose, for a kind whose objects act beyond any namespace (e.g. on every node).
+   * @default 'edit'
+   */
+  readonly userAccess?: 'edit' | 'view';
   /** What the kind is for; the CRD's top-level description. */
   readonly description: string;
   /** Its spec's schema (the type a manifest may write is the schema's input type: see declareResource). */

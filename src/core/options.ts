@@ -23,6 +23,26 @@ export interface OptionSpec {
    * in the Deployment. Default: false.
    */
   readonly fromSecret?: boolean;
+  /**
+   * A kind's option an administrator sets at install (e.g. which hosts a kind may touch): the
+   * name of its Helm value; synth takes the same flag, and the controller's Deployment passes
+   * it. Default: the option is the controller's only.
+   */
+  readonly installValue?: string;
+}
+
+/** The options of these kinds' controllers an administrator sets at install (see OptionSpec.installValue). */
+export function installOptions(kinds: readonly { readonly controller?: { readonly options?: readonly OptionSpec[] } }[]): OptionSpec[] {
+  return kinds.flatMap((kind) => kind.controller?.options ?? []).filter((option) => option.installValue !== undefined);
+}
+
+/** `--name=value` for each install option given a value (a list joined by commas, as the flag reads it). */
+export function installArgs(options: readonly OptionSpec[], values: Readonly<Record<string, unknown>>): string[] {
+  return options.flatMap((option) => {
+    const value = values[option.name];
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) return [];
+    return [`--${option.name}=${Array.isArray(value) ? value.join(',') : String(value)}`];
+  });
 }
 
 /** The Secret, in the controller's namespace, the install reads `fromSecret` options' variables from. */

@@ -8,6 +8,8 @@ import { KINDS } from '../../src/kinds';
 import { crdName, extraGroupNames, isExtraIdentity, servedIdentities } from '../../src/core/groups';
 import { hasVersions } from '../../src/core/versions';
 import { CustomResourceDefinitions } from '../../src/bundle/crd';
+import { installOptions } from '../../src/core/options';
+import { defineTestKind } from '../support/test-kind';
 
 function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
@@ -213,4 +215,40 @@ describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdent
 
 it('names every extra group of the kinds as an install may leave it out', () => {
   expect(extraGroupNames(KINDS)).toEqual(['copyrators.flant.com', 'databases.stable.imaginedata.co']);
+});
+
+describe('a kind\u2019s user access and install options, on test kinds', () => {
+  const render = () => undefined;
+  const editable = defineTestKind('Editable', { render });
+  const nodeWide = defineTestKind('NodeWide', {
+    render,
+    scope: 'Cluster',
+    userAccess: 'view',
+    controller: { options: [{ name: 'node-wide-hosts', type: 'list', installValue: 'nodeWideHosts', description: 'Hosts a NodeWide may touch.' }, { name: 'node-wide-debug', type: 'boolean', description: 'Not an install option.' }] },
+  });
+  const objects = (installValues?: Record<string, unknown>) => {
+    const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
+    new OperatorBundle(chart, 'operator', { kinds: [editable, nodeWide], installValues });
+    return chart.toJson() as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const role = (name: string) => objects().find((o) => o.kind === 'ClusterRole' && o.metadata.name === name)!;
+
+  it('aggregates reading every kind into view, and writing only the kinds with edit access into edit and admin', () => {
+    expect(role('cdk8s-operators:view').rules.map((r: PolicyRule) => r.resources)).toEqual([['editables', 'editables/status'], ['nodewides', 'nodewides/status']]);
+    expect(role('cdk8s-operators:edit').rules).toEqual([{ apiGroups: [editable.group], resources: ['editables'], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }]);
+  });
+
+  it('puts writing a kind with view access into a role of its own that no built-in role aggregates', () => {
+    const own = role('cdk8s-operators:nodewides:edit');
+    expect(own.rules).toEqual([{ apiGroups: [nodeWide.group], resources: ['nodewides'], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }]);
+    expect(Object.keys(own.metadata.labels).filter((label) => label.startsWith('rbac.authorization.k8s.io/'))).toEqual([]);
+  });
+
+  it('passes the install options an administrator set to the controller, and only those', () => {
+    const args = (values?: Record<string, unknown>) => objects(values).find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
+    expect(installOptions([editable, nodeWide]).map((o) => o.name)).toEqual(['node-wide-hosts']);
+    expect(args({ 'node-wide-hosts': ['a.example', '*.b.example'] })).toContain('--node-wide-hosts=a.example,*.b.example');
+    expect(args().filter((a) => a.startsWith('--node-wide'))).toEqual([]);
+    expect(args({ 'node-wide-hosts': [] }).filter((a) => a.startsWith('--node-wide'))).toEqual([]);
+  });
 });

@@ -7,6 +7,7 @@ import { KubeRest } from '../../src/kube/rest';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
 import { eventually } from '../support/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
+import { CREDENTIALS_FOR } from '../../src/kinds/registrymirror/refusals';
 import { DIST, installCrds, loadYaml } from '../support/manifests';
 import { gone, readyOf, Resource, whenReady } from '../support/resources';
 import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
@@ -35,7 +36,12 @@ beforeAll(async () => {
   // The mirrors' namespace, as the operator bundle in dist/ declares it (privileged only for the node DaemonSet).
   const namespace = loadYaml(join(DIST, '1-operator.k8s.yaml')).find((o) => o.kind === 'Namespace' && o.metadata.name === MIRRORS)!;
   await objects.apply(namespace);
-  controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'registrymirrors', '--leader-election=false', '--http-port', '0'], join(dir, 'controller.log'));
+  // The administrator's step (docs/kinds/registrymirror.md#who-may-mirror-what): the hosts these mirrors serve.
+  const allowlist = '--mirror-hosts=docker.io,ghcr.io,quay.io,local.quay.io,*.corp.example';
+  // And who may pull: the nodes' network and the pull Secret they authenticate with.
+  const access = ['--mirror-client-cidrs=10.0.0.0/8,192.168.0.0/16', '--mirror-pull-secret=pull-login'];
+  await objects.apply({ ...child('Secret', 'pull-login'), stringData: { username: 'node', password: 'only-the-nodes', htpasswd: 'node:$2y$05$not.a.real.hash' } } as KubeObject);
+  controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'registrymirrors', '--leader-election=false', '--http-port', '0', allowlist, ...access], join(dir, 'controller.log'));
 }, 120_000);
 
 afterAll(async () => {
@@ -61,6 +67,15 @@ describe('RegistryMirror', () => {
     expect(status).toMatchObject({ endpoint: 'registry-mirror-docker-hub.registry-mirrors.svc:5000', clusterIP: service.spec.clusterIP, cacheReady: true, nodesDesired: 1, nodesConfigured: 1, nodesPending: [] });
     const claim = await objects.get<KubeObject & { status: { phase: string } }>(child('PersistentVolumeClaim', 'registry-mirror-docker-hub-cache'));
     expect(claim.status.phase).toBe('Bound');
+    // The administrator's pull access: only the nodes' network reaches the cache, which wants the pull Secret's credentials, which every node sends.
+    const policy = await objects.get<KubeObject & { spec: { ingress: unknown[] } }>(child('NetworkPolicy', 'registry-mirror-docker-hub', 'networking.k8s.io/v1'));
+    expect(policy.spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: '10.0.0.0/8' } }, { ipBlock: { cidr: '192.168.0.0/16' } }], ports: [{ port: 5000, protocol: 'TCP' }] }]);
+    type Workload = KubeObject & { spec: { template: { spec: { containers: { env?: { name: string; value?: string; valueFrom?: unknown }[] }[]; volumes?: unknown[] } } } };
+    const cache = await objects.get<Workload>(child('StatefulSet', 'registry-mirror-docker-hub', 'apps/v1'));
+    expect(cache.spec.template.spec.containers[0].env).toContainEqual({ name: 'REGISTRY_AUTH_HTPASSWD_PATH', value: '/etc/registry-auth/htpasswd' });
+    expect(cache.spec.template.spec.volumes).toContainEqual({ name: 'pull-auth', secret: { secretName: 'pull-login', items: [{ key: 'htpasswd', path: 'htpasswd' }], defaultMode: 0o440 } });
+    const nodes = await objects.get<Workload>(child('DaemonSet', 'registry-mirror-docker-hub-utils', 'apps/v1'));
+    expect(nodes.spec.template.spec.containers[0].env).toContainEqual({ name: 'PULL_PASSWORD', valueFrom: { secretKeyRef: { name: 'pull-login', key: 'password' } } });
   });
 
   it('says NodesPending, naming the node, while a node does not run the configuration yet', async () => {
@@ -94,9 +109,46 @@ describe('RegistryMirror', () => {
     );
     const env = statefulSet.spec.template.spec.containers[0].env;
     expect(env.find((e) => e.name === 'REGISTRY_PROXY_PASSWORD')).toEqual({ name: 'REGISTRY_PROXY_PASSWORD', valueFrom: { secretKeyRef: { name: 'ghcr-credentials', key: 'password' } } });
-    await objects.create({ ...child('Secret', 'ghcr-credentials'), stringData: { username: 'robot', password: 'not-in-any-log' } } as KubeObject);
+    // Its owner says which mirror may send it upstream.
+    const secret = { ...child('Secret', 'ghcr-credentials'), metadata: { ...child('Secret', 'ghcr-credentials').metadata, annotations: { [CREDENTIALS_FOR]: 'ghcr' } } };
+    await objects.create({ ...secret, stringData: { username: 'robot', password: 'not-in-any-log' } } as KubeObject);
     await ready(withCredentials, 'True', 'Mirroring');
     expect(JSON.stringify(controller.logs())).not.toContain('not-in-any-log');
+  });
+
+  it('refuses, in status and with no child at all, a mirror that would take over a registry name it may not serve', async () => {
+    const daemonSets = async () => (await objects.rest.request<{ items: KubeObject[] }>('GET', `/apis/apps/v1/namespaces/${MIRRORS}/daemonsets`)).items.map((d) => d.metadata.name);
+    // Docker Hub's name through an attacker's registry: the upstream is in no allowlist.
+    const takeover = mirror('takeover', { upstreamUrl: 'registry.attacker.example', masqueradeUrl: 'docker.io' });
+    await objects.apply(takeover);
+    const refused = await ready(takeover, 'False', 'HostNotAllowed');
+    expect(readyOf(refused)!.message).toMatch(/^spec\.upstreamUrl: registry\.attacker\.example is not in the administrator\u2019s allowlist/);
+    // An allowed upstream that masquerades a name another mirror serves: the one created first keeps it.
+    const squat = mirror('squat', { upstreamUrl: 'squat.corp.example', masqueradeUrl: 'docker.io' });
+    await objects.apply(squat);
+    expect(readyOf(await ready(squat, 'False', 'HostTaken'))!.message).toBe(
+      'spec.masqueradeUrl: RegistryMirror docker-hub, created earlier, already serves docker.io; one registry name has one mirror',
+    );
+    const second = mirror('docker-hub-2', { upstreamUrl: 'registry-1.docker.io' });
+    await objects.apply(second);
+    expect(readyOf(await ready(second, 'False', 'HostTaken'))!.message).toBe(
+      'spec.upstreamUrl: RegistryMirror docker-hub, created earlier, already serves docker.io; one registry name has one mirror',
+    );
+    // The nodes' own critical priority is the cluster's, not a mirror's.
+    const critical = mirror('critical', { upstreamUrl: 'critical.corp.example', priorityClass: 'system-node-critical' });
+    await objects.apply(critical);
+    expect(readyOf(await ready(critical, 'False', 'PriorityClassNotAllowed'))!.message).toMatch(/^spec\.priorityClass: system-node-critical is reserved/);
+    // Another mirror's credentials are not sent to this one's upstream.
+    const borrower = mirror('borrower', { upstreamUrl: 'borrower.corp.example', credentialsSecret: 'ghcr-credentials' });
+    await objects.apply(borrower);
+    expect(readyOf(await ready(borrower, 'False', 'CredentialsNotForMirror'))!.message).toBe(
+      'spec.credentialsSecret: Secret registry-mirrors/ghcr-credentials does not name this mirror, so its credentials are not sent upstream; its owner annotates it registrymirror.cdk8s-operators.io/mirror=borrower',
+    );
+    expect((await daemonSets()).sort()).toEqual(['registry-mirror-docker-hub-utils', 'registry-mirror-ghcr-utils']);
+    for (const name of ['borrower', 'critical', 'takeover', 'squat', 'docker-hub-2']) {
+      for (const kind of ['StatefulSet', 'Service']) expect(await gone(objects, child(kind, `registry-mirror-${name}`, kind === 'Service' ? 'v1' : 'apps/v1'))).toBe(true);
+    }
+    for (const refusedMirror of [takeover, squat, second, critical, borrower]) await objects.delete(refusedMirror);
   });
 
   it('puts back a child deleted or edited by hand', async () => {

@@ -68,6 +68,8 @@ function round(suffix: string): KubeObject[] {
     const spec = copy.spec as { configMapName?: string } | undefined;
     if (spec?.configMapName) copy.spec = { ...spec, configMapName: `${spec.configMapName}-${suffix}` };
     if (o.kind === 'Database') copy.spec = { ...(copy.spec as object), name: `orders_${suffix}` };
+    // One registry name has one mirror: each round's mirror its own upstream, in the domain the tests' allowlist names.
+    if (o.kind === 'RegistryMirror') copy.spec = { ...(copy.spec as object), upstreamUrl: `${suffix}.mirrors.test` };
     return copy;
   });
 }

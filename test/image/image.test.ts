@@ -84,7 +84,8 @@ beforeAll(async () => {
 
   DIST = join(dir, 'dist');
   mkdirSync(join(dir, 'no-instances'));
-  execFileSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', join(dir, 'no-instances'), '--examples', '--output', DIST], { cwd: root, stdio: 'ignore' });
+  // --mirror-hosts: the administrator's step that lets the example mirror (Docker Hub) be served.
+  execFileSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', join(dir, 'no-instances'), '--examples', '--mirror-hosts=docker.io', '--output', DIST], { cwd: root, stdio: 'ignore' });
   plane = await startControlPlane(join(dir, 'cluster'));
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);

@@ -12,7 +12,7 @@ import {
 } from '../../src/kinds/registrymirror';
 import { RegistryMirrorCache } from '../../src/kinds/registrymirror/cache';
 import { registryMirrorExample } from '../../src/kinds/registrymirror/example';
-import { NODE_CERTS_MOUNT, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
+import { NODE_CERTS_MOUNT, NODE_CONFIG_IMAGE, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
 
 type Mirror = CustomResource<RegistryMirrorSpec, RegistryMirrorStatus>;
 
@@ -143,9 +143,10 @@ describe('RegistryMirror children', () => {
     expect(envOf(find(hub, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://registry-1.docker.io' });
     expect(envOf(find(ghcr, 'StatefulSet'))).toContainEqual({ name: 'REGISTRY_PROXY_REMOTEURL', value: 'https://myregistry.example:5443' });
     const script = container(find(ghcr, 'DaemonSet')).command[2];
-    expect(script).toContain(`${NODE_CERTS_MOUNT}/myregistry.example:5443`);
-    expect(script).toContain("'myregistry.example:5443'");
-    expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', `rm -rf "${NODE_CERTS_MOUNT}/myregistry.example:5443" "${NODE_CERTS_MOUNT}/mirror-myregistry.example:5443"`]);
+    expect(script).toContain(`dir="${NODE_CERTS_MOUNT}/$registry"`);
+    expect(script).toContain("for registry in 'myregistry.example:5443' 'mirror-myregistry.example:5443'; do");
+    expect(container(find(ghcr, 'DaemonSet')).lifecycle.preStop.exec.command).toEqual(['sh', '-c', removeCommand('myregistry.example:5443', 'mirror-myregistry.example:5443')]);
+    expect(removeCommand('myregistry.example:5443', 'mirror-myregistry.example:5443')).toContain("for registry in 'myregistry.example:5443' 'mirror-myregistry.example:5443'; do");
   });
 
   it('let the cache reach DNS, HTTPS and the upstream\u2019s own port, and nothing else', () => {
@@ -202,7 +203,9 @@ describe('RegistryMirror node configuration DaemonSet', () => {
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.hostNetwork ?? false).toBe(false);
     const c = container(daemonSet);
-    expect(c.image).toBe('busybox:1.37');
+    // Pinned by digest: a moved tag must not change what runs as root on every node.
+    expect(c.image).toBe(NODE_CONFIG_IMAGE);
+    expect(c.image).toMatch(/^busybox:1\.37@sha256:[0-9a-f]{64}$/);
     expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
     for (const bound of ['requests', 'limits']) expect(Object.keys(c.resources[bound]).sort()).toEqual(['cpu', 'ephemeral-storage', 'memory']);
   });
@@ -298,16 +301,16 @@ describe('the registry containerd is pointed at', () => {
   it('is docker.io for Docker Hub, whose images never name registry-1.docker.io', () => {
     const script = nodeConfigScript(mirrorNames('hub'), 'registry-1.docker.io');
     expect(script).toContain("for registry in 'docker.io'; do");
-    expect(script).toContain(`'registry-1.docker.io'`);
-    expect(removeCommand('registry-1.docker.io')).toBe('rm -rf "/host/certs.d/docker.io"');
+    expect(script).toContain(`echo 'server = "https://registry-1.docker.io"'`);
+    expect(removeCommand('registry-1.docker.io')).toContain("for registry in 'docker.io'; do\n  dir=\"/host/certs.d/$registry\"");
   });
   it('is the upstream itself for any other registry', () => {
     expect(nodeConfigScript(mirrorNames('q'), 'quay.io:443')).toContain("for registry in 'quay.io:443'; do");
   });
   it('is also the masquerade host, mirror-<upstreamUrl> by default as in the original, or spec.masqueradeUrl', () => {
     const command = (spec: Record<string, unknown>) => container(find(render(spec), 'DaemonSet')).lifecycle.preStop.exec.command[2];
-    expect(command({ upstreamUrl: 'registry-1.docker.io' })).toBe('rm -rf "/host/certs.d/docker.io" "/host/certs.d/mirror-registry-1.docker.io"');
-    expect(command({ upstreamUrl: 'registry-1.docker.io', masqueradeUrl: 'local.docker.io' })).toBe('rm -rf "/host/certs.d/docker.io" "/host/certs.d/local.docker.io"');
+    expect(command({ upstreamUrl: 'registry-1.docker.io' })).toContain("for registry in 'docker.io' 'mirror-registry-1.docker.io'; do");
+    expect(command({ upstreamUrl: 'registry-1.docker.io', masqueradeUrl: 'local.docker.io' })).toContain("for registry in 'docker.io' 'local.docker.io'; do");
     expect(container(find(render({ upstreamUrl: 'quay.io', masqueradeUrl: 'local.quay.io:5000' }), 'DaemonSet')).command[2]).toContain("for registry in 'quay.io' 'local.quay.io:5000'; do");
   });
   it('has no default masquerade host where mirror-<upstreamUrl> would be no host name', () => {

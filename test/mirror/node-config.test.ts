@@ -3,6 +3,7 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeBusyboxRoot, runInContainer } from './busybox-jail';
+import { KEPT_FILE, OURS_MARK } from '../../src/kinds/registrymirror/node-config';
 import { renderMirror } from './rendered';
 import { mirrorTools } from './tools';
 
@@ -131,7 +132,8 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
   it('replaces an existing hosts.toml by renaming a complete file over it, never by writing into it', async () => {
     const { serviceHost } = rendered('registry-1.docker.io');
     const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
-    const stale = 'server = "https://registry-1.docker.io"\n\n[host."http://10.96.0.7:5000"]\n  capabilities = ["pull", "resolve"]\n';
+    // Ours, from a run before (its first line says so): replaced, not kept.
+    const stale = `${OURS_MARK}: RegistryMirror test-mirror\nserver = "https://registry-1.docker.io"\n\n[host."http://10.96.0.7:5000"]\n  capabilities = ["pull", "resolve"]\n`;
     mkdirSync(join(certsD, 'docker.io'));
     writeFileSync(hostsToml, stale);
     // A second name for the old file: writing into it would change what this one reads too.
@@ -144,6 +146,65 @@ describe('the RegistryMirror node configuration, run as rendered against a stand
     expect(readFileSync(staleLink, 'utf8')).toBe(stale);
     expect(readFileSync(hostsToml, 'utf8')).toContain(`http://${CLUSTER_IP}:5000`);
     expect(readdirSync(join(certsD, 'docker.io'))).toEqual(['hosts.toml']);
+  });
+
+  it('keeps the node\u2019s own hosts.toml (spegel\u2019s prepend-existing): the mirror first, then the node\u2019s hosts and server; puts it back on SIGTERM', async () => {
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const dockerIo = join(certsD, 'docker.io');
+    // The node's own server settings (pull only from Docker Hub itself) and its proxy.
+    const own = 'server = "https://registry-1.docker.io"\ncapabilities = ["pull", "resolve"]\n\n[host."https://proxy.corp.example:8443"]\n  capabilities = ["pull", "resolve"]\n';
+    mkdirSync(dockerIo);
+    writeFileSync(join(dockerIo, 'hosts.toml'), own);
+    writeFileSync(join(dockerIo, 'corp-ca.crt'), 'a certificate of the node\n');
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual(['https://proxy.corp.example:8443', 'https://registry-1.docker.io']);
+
+    const { child, exited, output } = start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
+    await until('the script to say what it did', () => output().includes('pulls docker.io'));
+    expect(output()).toContain("before the node's own configuration");
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://proxy.corp.example:8443', 'https://registry-1.docker.io']);
+    expect(containerdHosts('docker.io/library/busybox')[2]).toEqual({ url: 'https://registry-1.docker.io', path: '/v2', capabilities: ['pull', 'resolve'] });
+    expect(readFileSync(join(dockerIo, KEPT_FILE), 'utf8')).toBe(own);
+
+    // A restart finds its own file and the kept one: the same result, the node's file kept once.
+    child.kill('SIGKILL');
+    await exited;
+    const again = start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
+    await until('the restarted script to say what it did', () => again.output().includes('pulls docker.io'));
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://proxy.corp.example:8443', 'https://registry-1.docker.io']);
+    expect(readFileSync(join(dockerIo, KEPT_FILE), 'utf8')).toBe(own);
+
+    again.child.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+    expect(readdirSync(dockerIo).sort()).toEqual(['corp-ca.crt', 'hosts.toml']);
+    expect(readFileSync(join(dockerIo, 'hosts.toml'), 'utf8')).toBe(own);
+  });
+
+  it('leaves a hosts.toml someone wrote after it started, and the directory\u2019s other files, when it stops', async () => {
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const dockerIo = join(certsD, 'docker.io');
+    const { child, exited, output } = start('registry-1.docker.io', { [serviceHost]: CLUSTER_IP });
+    await until('the script to say what it did', () => output().includes('pulls docker.io'));
+    const theirs = 'server = "https://registry-1.docker.io"\n';
+    writeFileSync(join(dockerIo, 'hosts.toml'), theirs);
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    expect(readFileSync(join(dockerIo, 'hosts.toml'), 'utf8')).toBe(theirs);
+  });
+
+  it('sends the install\u2019s pull credentials to the mirror, in a file root alone reads, when a pull Secret is set', async () => {
+    const mirror = renderMirror('test-mirror', { upstreamUrl: 'registry-1.docker.io' }, { pendingNodes: [], access: { pullSecret: 'pull-login' } });
+    const env = Object.fromEntries((mirror.nodeConfig.env ?? []).map((e) => [e.name, e.valueFrom?.secretKeyRef?.key === 'username' ? 'node' : 'only the nodes know this']));
+    expect(mirror.nodeConfig.env?.map((e) => e.valueFrom?.secretKeyRef)).toEqual([{ name: 'pull-login', key: 'username' }, { name: 'pull-login', key: 'password' }]);
+    const { serviceHost } = rendered('registry-1.docker.io');
+    const child = runInContainer(root, certsD, mirror.nodeConfig.volumeMounts![0].mountPath, mirror.nodeConfig.command!, { ...env, [serviceHost]: CLUSTER_IP });
+    running = child;
+    const hostsToml = join(certsD, 'docker.io', 'hosts.toml');
+    await until('hosts.toml', () => existsSync(hostsToml));
+    const basic = Buffer.from('node:only the nodes know this').toString('base64');
+    expect(readFileSync(hostsToml, 'utf8')).toContain(`[host."http://${CLUSTER_IP}:5000".header]\n    Authorization = ["Basic ${basic}"]\n`);
+    expect(statSync(hostsToml).mode & 0o777).toBe(0o600);
+    // containerd's parser takes the file, header table and all.
+    expect(containerdHosts('docker.io/library/busybox').map((h) => h.url)).toEqual([`http://${CLUSTER_IP}:5000`, 'https://registry-1.docker.io']);
   });
 
   it('points any other registry, port included, at the mirror by its own name; preStop takes it back', async () => {

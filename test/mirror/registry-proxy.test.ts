@@ -1,4 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { freePort } from '../controlplane/processes';
 import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
 import { makeTestImage, RegistryClient, RegistryError } from './oci-client';
 import { makeMirrorJail, RunningRegistry, startMirror, startUpstream } from './registries';
-import { renderMirror, resolveEnv } from './rendered';
+import { mountSecretVolumes, renderMirror, resolveEnv } from './rendered';
 import { makeTestTls, TestTls } from './tls';
 import { mirrorTools } from './tools';
 
@@ -19,6 +20,8 @@ describe('the RegistryMirror cache, run as rendered in front of an upstream that
   const kc = testKubeConfig();
   const USERNAME = 'mirror-robot';
   const PASSWORD = 'correct horse battery staple';
+  const PULL_USERNAME = 'node';
+  const PULL_PASSWORD = 'only the nodes know this';
   let namespace: string;
   let dir: string;
   let tls: TestTls;
@@ -30,12 +33,13 @@ describe('the RegistryMirror cache, run as rendered in front of an upstream that
   const createLogin = (name: string, password: string) =>
     kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: { username: USERNAME, password } } });
 
-  /** Renders a mirror of the upstream with `credentialsSecret`, and runs its cache as the Pod would. */
-  const runMirror = async (credentialsSecret: string) => {
-    const rendered = renderMirror('test-upstream', { upstreamUrl: `127.0.0.1:${upstreamPort}`, credentialsSecret });
+  /** Renders a mirror of the upstream with `credentialsSecret` (and the install's pull Secret), and runs its cache as the Pod would. */
+  const runMirror = async (credentialsSecret: string, pullSecret?: string) => {
+    const rendered = renderMirror('test-upstream', { upstreamUrl: `127.0.0.1:${upstreamPort}`, credentialsSecret }, { pendingNodes: [], access: pullSecret ? { pullSecret } : {} });
     const env = await resolveEnv(kc, namespace, rendered.cache.env ?? []);
     const { runAsUser, runAsGroup } = rendered.cachePodSecurity;
     const jail = makeMirrorJail(mirrorTools().registry, mkdtempSync(join(dir, 'mirror-')), tls.caFile, runAsUser!, runAsGroup!);
+    await mountSecretVolumes(kc, namespace, rendered, jail.root, runAsGroup!);
     const mirror = await startMirror(jail, env, await freePort(), runAsUser!, runAsGroup!, rendered.cache.readinessProbe!.httpGet!.path!);
     running.push(mirror);
     return { mirror, jail, env, client: new RegistryClient({ url: mirror.url }) };
@@ -61,6 +65,23 @@ describe('the RegistryMirror cache, run as rendered in front of an upstream that
     for (const registry of running) await registry.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (namespace) await deleteNamespace(kc, namespace);
+  });
+
+  it('wants the install\u2019s pull credentials, with a pull Secret: an anonymous pull is refused, one with them is served', async () => {
+    const htpasswd = execFileSync('htpasswd', ['-inB', PULL_USERNAME], { input: `${PULL_PASSWORD}\n` }).toString();
+    await kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name: 'pull-login' }, stringData: { username: PULL_USERNAME, password: PULL_PASSWORD, htpasswd } } });
+    const { mirror, client } = await runMirror('upstream-login', 'pull-login');
+    const node = new RegistryClient({ url: mirror.url, username: PULL_USERNAME, password: PULL_PASSWORD });
+    const wrong = new RegistryClient({ url: mirror.url, username: PULL_USERNAME, password: 'guessed' });
+    try {
+      await expect(client.pull('team/hello', 'v1')).rejects.toMatchObject({ status: 401 });
+      await expect(wrong.pull('team/hello', 'v1')).rejects.toMatchObject({ status: 401 });
+      expect((await node.pull('team/hello', 'v1')).manifestDigest).toBe(image.manifestDigest);
+      expect(mirror.log()).not.toContain(PULL_PASSWORD);
+    } finally {
+      for (const c of [client, node, wrong]) await c.close();
+      await mirror.stop();
+    }
   });
 
   it('has an upstream that refuses pulls without the credentials', async () => {

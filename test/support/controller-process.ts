@@ -20,6 +20,14 @@ export interface ControllerProcess {
 }
 
 /**
+ * The administrator's step of docs/kinds/registrymirror.md (#who-may-mirror-what) for the
+ * tests' clusters: the hosts their RegistryMirrors serve (the seed's quay.io, the example's
+ * Docker Hub, and the test domain's). A test of the allowlist passes its own --mirror-hosts,
+ * which beats this variable.
+ */
+export const TEST_MIRROR_HOSTS = { MIRROR_HOSTS: 'docker.io,quay.io,*.mirrors.test' };
+
+/**
  * Starts the controller with `args`, and `env` added to this process's environment (e.g.
  * NAMESPACE). It leaves conversion to the run's own webhook (test/support/conversion.ts), where
  * the CRDs point, unless `args` say how it serves conversion itself (--webhook-url, --conversion-webhook).
@@ -33,7 +41,7 @@ export function startController(args: string[], logFile: string, env: Record<str
   const servesConversion = args.some((a) => a.startsWith('--webhook-url') || a.startsWith('--conversion-webhook'));
   const conversion = servesConversion ? {} : { CONVERSION_WEBHOOK: 'false' };
   const metricsPort = bin === CHECKOUT_BIN && !args.some((a) => a.startsWith('--metrics-port')) ? ['--metrics-port=0'] : [];
-  const child = spawn(process.execPath, [bin, 'controller', ...args, ...metricsPort], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...conversion, ...env } });
+  const child = spawn(process.execPath, [bin, 'controller', ...args, ...metricsPort], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...TEST_MIRROR_HOSTS, ...conversion, ...env } });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -21,6 +21,13 @@ export interface NamespaceEditor {
 /** The groups the API server gives a ServiceAccount's token, which an impersonation must name itself. */
 const serviceAccountGroups = (namespace: string) => ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
 
+/** A client acting as the ServiceAccount `namespace/name` (the admin's connection, impersonating it). */
+function actingAs(admin: ObjectClient, namespace: string, name: string): NamespaceEditor {
+  const username = `system:serviceaccount:${namespace}:${name}`;
+  const connection = withHeaders(admin.rest.connection, { 'Impersonate-User': username, 'Impersonate-Group': serviceAccountGroups(namespace) });
+  return { username, namespace, objects: new ObjectClient(new KubeRest(connection), admin.fieldManager) };
+}
+
 /** Binds `edit` in `namespace` to a ServiceAccount there and returns a client acting as it. */
 export async function namespaceEditor(admin: ObjectClient, namespace: string, name = 'editor'): Promise<NamespaceEditor> {
   await admin.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
@@ -31,9 +38,25 @@ export async function namespaceEditor(admin: ObjectClient, namespace: string, na
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   } as KubeObject);
-  const username = `system:serviceaccount:${namespace}:${name}`;
-  const connection = withHeaders(admin.rest.connection, { 'Impersonate-User': username, 'Impersonate-Group': serviceAccountGroups(namespace) });
-  return { username, namespace, objects: new ObjectClient(new KubeRest(connection), admin.fieldManager) };
+  return actingAs(admin, namespace, name);
+}
+
+/**
+ * A ServiceAccount in `namespace` bound to `clusterRole` in every namespace (a ClusterRoleBinding,
+ * as platform teams hand out `edit` cluster-wide), and a client acting as it. The binding is
+ * named after the account; `unbind` removes it (cluster-scoped, it outlives the namespace).
+ */
+export async function clusterRoleUser(admin: ObjectClient, clusterRole: string, namespace: string, name: string): Promise<NamespaceEditor & { unbind(): Promise<void> }> {
+  await admin.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `${namespace}-${name}` },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+    subjects: [{ kind: 'ServiceAccount', name, namespace }],
+  } as KubeObject;
+  await admin.apply(binding);
+  return { ...actingAs(admin, namespace, name), unbind: () => admin.delete(binding) };
 }
 
 /** The install's ClusterRoles aggregated into view and edit, so that a namespace's editor gains the kinds. */

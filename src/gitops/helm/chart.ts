@@ -28,6 +28,8 @@ export interface HelmChartInput {
   readonly withoutExtraGroups: readonly string[];
   /** The default of the webhookCertificates value (synth's --webhook-certificates). */
   readonly webhookCertificates: WebhookCertificates;
+  /** The defaults of the kinds' install values (synth's flags of the same names), by option name. */
+  readonly installValues: Readonly<Record<string, unknown>>;
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
   readonly resources: readonly Chart[];
   /** The ServiceMonitor, PrometheusRule and dashboard, installed with `monitoring.enabled` (default none). */
@@ -43,7 +45,7 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates }, input.version);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, installValues: input.installValues }, input.version);
   // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
   const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,

@@ -7,6 +7,7 @@ import { AnyKind, KubeJson } from '../../core/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
+import { installOptions, OptionSpec } from '../../core/options';
 import { GuitarUi, GuitarUiOptions } from '../../ui/install';
 import { WebhookCertificates } from '../../core/webhook';
 
@@ -23,6 +24,8 @@ export interface OperatorVariant {
   readonly webhookCertificates?: WebhookCertificates;
   /** Every replica active (--sharding), with its RBAC. */
   readonly sharding?: boolean;
+  /** The values of the kinds' install options, by option name (see OptionSpec.installValue). */
+  readonly installValues?: Readonly<Record<string, unknown>>;
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -51,6 +54,21 @@ function guarded(sections: readonly Section[]): string {
   return merged.map(({ condition, body }) => (condition ? `{{- if ${condition} }}\n${body}{{- end }}\n` : body)).join('');
 }
 
+/** A kind's install value as the chart holds it: a list stays a list (empty for none), a boolean a boolean, a string a string. */
+function installDefault(spec: OptionSpec, value: unknown): unknown {
+  if (spec.type === 'list') return Array.isArray(value) ? [...(value as string[])] : [];
+  if (spec.type === 'boolean') return value === true;
+  return value === undefined ? '' : String(value);
+}
+
+/** The Deployment's flag for a kind's install value, when it is set. */
+function installFlag(spec: OptionSpec): string[] {
+  const value = `.Values.${spec.installValue}`;
+  if (spec.type === 'boolean') return [`{{- if ${value} }}`, `- --${spec.name}`, '{{- end }}'];
+  const text = spec.type === 'list' ? '{{ join "," . }}' : '{{ . }}';
+  return [`{{- with ${value} }}`, `- --${spec.name}=${text}`, '{{- end }}'];
+}
+
 const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${conditions.map((c) => `(${c})`).join(' ')}` : (conditions[0] ?? ''));
 
 /**
@@ -63,7 +81,13 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
 export function operatorTemplate(
   build: OperatorChartBuilder,
   kinds: readonly AnyKind[],
-  synthOptions: { readonly secretCopy: boolean; readonly sharding: boolean; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
+  synthOptions: {
+    readonly secretCopy: boolean;
+    readonly sharding: boolean;
+    readonly withoutExtraGroups: readonly string[];
+    readonly webhookCertificates: WebhookCertificates;
+    readonly installValues?: Readonly<Record<string, unknown>>;
+  },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
@@ -92,6 +116,7 @@ export function operatorTemplate(
     monitoring: { enabled: false },
     metrics: { secure: true, namespaceSelector: { matchLabels: { ...METRICS_NAMESPACE_LABEL } } },
     webhook: { from: [] },
+    install: Object.fromEntries(installOptions(kinds).map((spec) => [spec.installValue!, installDefault(spec, synthOptions.installValues?.[spec.name])])),
   };
   // The chart's default tag is its appVersion.
   if (tag !== appVersion) throw new Error(`helm: the controller image is ${container.image}, expected the tag ${appVersion}`);
@@ -124,6 +149,7 @@ export function operatorTemplate(
     '{{- if not .Values.metrics.secure }}',
     '- --metrics-secure=false',
     '{{- end }}',
+    ...installOptions(kinds).flatMap(installFlag),
   ]);
   const metricsFrom = helm.yamlOf('metrics.namespaceSelector');
   // The webhook's rule as the bundle has it (every peer), or with the peers the values name.

@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { extraGroupNames } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
+import { installOptions, OptionSpec } from '../../core/options';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
 import { AUTH_MODES, AuthMode } from '../../ui/auth';
 
@@ -23,6 +24,8 @@ export interface ChartValues {
   readonly monitoring: { readonly enabled: boolean };
   readonly metrics: { readonly secure: boolean; readonly namespaceSelector: Record<string, unknown> };
   readonly webhook: { readonly from: unknown[] };
+  /** The kinds' install values (OptionSpec.installValue), by value name: top-level values of the chart. */
+  readonly install: Readonly<Record<string, unknown>>;
 }
 
 /** values.yaml: each value with a comment saying what it changes. */
@@ -120,7 +123,20 @@ webhook:
   # Who may reach its port: NetworkPolicy peers (e.g. an ipBlock of the control plane's
   # addresses). A NetworkPolicy cannot name the API server in general, so [] admits every peer.
   from: ${JSON.stringify(values.webhook.from)}
-`;
+${installOptions(kinds)
+  .map((spec) => `\n${comment(`${spec.description} The controller's --${spec.name}.`)}\n${spec.installValue}: ${JSON.stringify(values.install[spec.installValue!])}\n`)
+  .join('')}`;
+}
+
+/** `# ` lines of at most 96 characters. */
+function comment(text: string): string {
+  return (text.match(/(.{1,94})(\s|$)/g) ?? []).map((line) => `# ${line.trim()}`).join('\n');
+}
+
+/** The schema of a kind's install value: a list of strings, a boolean or a string, with the flag's description. */
+function installSchema(spec: OptionSpec): Record<string, unknown> {
+  const type = spec.type === 'list' ? { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } } : spec.type === 'boolean' ? { type: 'boolean' } : { type: 'string' };
+  return { ...type, description: spec.description };
 }
 
 /** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
@@ -186,6 +202,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
           namespaceSelector: { type: 'object', description: 'A label selector of the namespaces whose Pods may reach the metrics port; {} admits every namespace.' },
         }),
         webhook: strict({ from: { type: 'array', items: { type: 'object' }, description: 'NetworkPolicy peers admitted to the conversion webhook\u2019s port; [] admits every peer.' } }),
+        ...Object.fromEntries(installOptions(kinds).map((spec) => [spec.installValue!, installSchema(spec)])),
       },
       ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring', 'metrics', 'webhook'],
     ),

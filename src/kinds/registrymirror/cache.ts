@@ -4,12 +4,15 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { RegistryMirrorSpec } from './api';
 import { MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
+import { PullAccess } from './pull-access';
 
 export interface RegistryMirrorCacheProps {
   /** The names of the mirror's children. */
   readonly names: MirrorNames;
   /** The validated spec: its volumeClaimTemplate shapes the cache claim, its priorityClass the Pod. */
   readonly spec: RegistryMirrorSpec;
+  /** Who may pull: the pull Secret's htpasswd guards the registry, and only the nodes' network reaches it, where given. @default anyone */
+  readonly access?: PullAccess;
   /** The registry image; it must read the REGISTRY_* variables of distribution 2. @default registry:2 */
   readonly image?: string;
 }
@@ -17,6 +20,8 @@ export interface RegistryMirrorCacheProps {
 /** A uid and gid of no user in the image, high enough to match no user on the node either. */
 const UID = 10001;
 const CACHE_PATH = '/var/lib/registry';
+/** Where the pull Secret's htpasswd is mounted, read-only. */
+const AUTH_PATH = '/etc/registry-auth';
 const HTTPS_PORT = 443;
 const q = (text: string) => k8s.Quantity.fromString(text);
 
@@ -30,6 +35,8 @@ export class RegistryMirrorCache extends Construct {
   constructor(scope: Construct, id: string, props: RegistryMirrorCacheProps) {
     super(scope, id);
     const { names, spec } = props;
+    const pullSecret = props.access?.pullSecret;
+    const clientCidrs = props.access?.clientCidrs ?? [];
     const labels = podLabels(names, 'cache');
     const metadata = (name: string) => ({ name, namespace: MIRRORS_NAMESPACE, labels });
     const servicePorts = [{ name: 'registry', port: MIRROR_PORT, targetPort: k8s.IntOrString.fromString('registry'), protocol: 'TCP' }];
@@ -71,6 +78,13 @@ export class RegistryMirrorCache extends Construct {
                   { name: 'REGISTRY_STORAGE_FILESYSTEM_ROOTDIRECTORY', value: CACHE_PATH },
                   // By reference only: the values never appear in a manifest, a URL or a log.
                   ...(spec.credentialsSecret ? [credential('REGISTRY_PROXY_USERNAME', 'username'), credential('REGISTRY_PROXY_PASSWORD', 'password')] : []),
+                  // Pulls need the administrator's credentials (bcrypt, from the pull Secret): private upstream images are not everyone's.
+                  ...(pullSecret
+                    ? [
+                        { name: 'REGISTRY_AUTH_HTPASSWD_REALM', value: 'registry-mirror' },
+                        { name: 'REGISTRY_AUTH_HTPASSWD_PATH', value: `${AUTH_PATH}/htpasswd` },
+                      ]
+                    : []),
                 ],
                 ports: [{ name: 'registry', containerPort: MIRROR_PORT, protocol: 'TCP' }],
                 readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(MIRROR_PORT) }, periodSeconds: 10 },
@@ -84,12 +98,15 @@ export class RegistryMirrorCache extends Construct {
                 volumeMounts: [
                   { name: 'cache', mountPath: CACHE_PATH },
                   { name: 'tmp', mountPath: '/tmp' },
+                  ...(pullSecret ? [{ name: 'pull-auth', mountPath: AUTH_PATH, readOnly: true }] : []),
                 ],
               },
             ],
             volumes: [
               { name: 'cache', persistentVolumeClaim: { claimName: names.cache } },
               { name: 'tmp', emptyDir: { sizeLimit: q('64Mi') } },
+              // Only the htpasswd key, readable by the Pod's group (fsGroup) alone.
+              ...(pullSecret ? [{ name: 'pull-auth', secret: { secretName: pullSecret, items: [{ key: 'htpasswd', path: 'htpasswd' }], defaultMode: 0o440 } }] : []),
             ],
           },
         },
@@ -102,8 +119,8 @@ export class RegistryMirrorCache extends Construct {
       spec: {
         podSelector: { matchLabels: labels },
         policyTypes: ['Ingress', 'Egress'],
-        // Pulls come from every node's containerd and from anywhere in the cluster.
-        ingress: [{ ports: [tcpPort(MIRROR_PORT)] }],
+        // Pulls come from every node's containerd: from the nodes' network where the administrator gave it, else from any peer.
+        ingress: [{ ...(clientCidrs.length ? { from: clientCidrs.map((cidr) => ({ ipBlock: { cidr } })) } : {}), ports: [tcpPort(MIRROR_PORT)] }],
         egress: [
           dnsEgress(),
           // The upstream, and HTTPS for its token service and blob storage redirects (Docker Hub sends both elsewhere).

@@ -13,10 +13,13 @@ export const registryMirrorConstructs: KindConstructs<RegistryMirrorSpec, Regist
   install: (scope) => {
     new RegistryMirrorsNamespace(scope, 'registry-mirrors-namespace');
   },
-  render: (scope, resource) => {
+  render: (scope, resource, observation) => {
+    // A refused mirror has no children: those it had (a node configuration among them) are removed.
+    if (observation?.refusal) return;
     const names = mirrorNames(resource.metadata.name);
-    new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec });
+    const access = observation?.access ?? {};
+    new RegistryMirrorCache(scope, 'cache', { names, spec: resource.spec, access });
     const { upstreamUrl, masqueradeUrl, priorityClass } = resource.spec;
-    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: upstreamUrl, masquerade: masqueradeUrl ?? defaultMasqueradeUrl(upstreamUrl), priorityClass });
+    new RegistryMirrorNodeConfig(scope, 'node-config', { names, upstream: upstreamUrl, masquerade: masqueradeUrl ?? defaultMasqueradeUrl(upstreamUrl), priorityClass, pullSecret: access.pullSecret });
   },
 };

@@ -1,9 +1,16 @@
 import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcome } from '../../core/kind';
 import { defaultMasqueradeUrl, RegistryMirrorSpec, RegistryMirrorStatus } from './api';
+import { MIRROR_HOSTS } from './hosts';
 import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';
+import { MIRROR_CLIENT_CIDRS, MIRROR_PULL_SECRET, PullAccess, pullAccess } from './pull-access';
+import { MIRROR_PRIORITY_CLASSES, REFUSAL_REASONS, refusal } from './refusals';
 
 /** What the controller sees of a mirror beyond its own children. */
 export interface RegistryMirrorObservation {
+  /** Why the controller will not serve the mirror (its hosts, its credentials, its priority): it renders nothing then. */
+  readonly refusal?: ReadyVerdict;
+  /** Who may pull through it (the administrator's pull Secret and the nodes' network). */
+  readonly access?: PullAccess;
   /** The credentials Secret named in spec, when it does not exist. */
   readonly missingSecret?: string;
   /** The PriorityClass named in spec, when it does not exist (the API server would refuse the mirror's Pods). */
@@ -16,6 +23,8 @@ type Mirror = CustomResource<RegistryMirrorSpec>;
 const SECRETS = { apiGroup: '', resource: 'secrets' };
 const PODS = { apiGroup: '', resource: 'pods' };
 const PRIORITY_CLASSES = { apiGroup: 'scheduling.k8s.io', resource: 'priorityclasses' };
+/** Every mirror, for which one claimed a registry name first: few, cluster-scoped, watched whole. */
+const MIRRORS = { apiGroup: 'k8s.osp.tech', resource: 'registrymirrors' };
 type PodJson = KubeJson & {
   spec?: { nodeName?: string; affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchFields?: { values?: string[] }[] }[] } } } };
   status?: { conditions?: { type: string; status: string }[] };
@@ -41,7 +50,9 @@ function nodesOf(outcome: ReconcileOutcome): { desired: number; configured: numb
 }
 
 export const registryMirrorController: KindController<RegistryMirrorSpec, RegistryMirrorStatus, RegistryMirrorObservation> = {
+  options: [MIRROR_HOSTS, MIRROR_PRIORITY_CLASSES, MIRROR_PULL_SECRET, MIRROR_CLIENT_CIDRS],
   watches: [
+    MIRRORS,
     // Only whether the Secret exists, never its values: metadata only, in the mirrors' namespace only (a Role).
     { ...SECRETS, metadataOnly: true, queries: (mirror) => (mirror.spec.credentialsSecret ? [{ namespace: MIRRORS_NAMESPACE }] : []) },
     // Cluster-scoped and few: whether the named one exists.
@@ -49,15 +60,18 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     { ...PODS, queries: (mirror) => [{ namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }] },
   ],
   observer:
-    ({ caches }) =>
+    ({ caches, options }) =>
     async (mirror) => {
       const secret = mirror.spec.credentialsSecret;
-      const exists = !secret || caches.list(SECRETS, { namespace: MIRRORS_NAMESPACE }).some((s) => s.metadata.name === secret);
+      const secretMetadata = secret ? caches.list(SECRETS, { namespace: MIRRORS_NAMESPACE }).find((s) => s.metadata.name === secret) : undefined;
+      const refused = refusal(mirror, { options, mirrors: caches.list(MIRRORS), secret: secretMetadata });
+      if (refused) return { refusal: refused, pendingNodes: [] };
+      const exists = !secret || secretMetadata !== undefined;
       const pods = caches.list(PODS, { namespace: MIRRORS_NAMESPACE, labels: podLabels(mirrorNames(mirror.metadata.name), 'node-config') }) as PodJson[];
       const pendingNodes = pods.filter((p) => !p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map(nodeOf);
       const priorityClass = mirror.spec.priorityClass;
       const priorityClassExists = !priorityClass || caches.list(PRIORITY_CLASSES).some((c) => c.metadata.name === priorityClass);
-      return { ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
+      return { access: pullAccess(options), ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
     },
   status: (mirror, observation, outcome) => {
     const nodes = nodesOf(outcome);
@@ -72,6 +86,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     };
   },
   ready: (_mirror, observation, outcome): ReadyVerdict | undefined => {
+    if (observation?.refusal) return observation.refusal;
     if (observation?.missingSecret) {
       return { status: 'False', reason: 'CredentialsMissing', message: `Secret ${MIRRORS_NAMESPACE}/${observation.missingSecret} does not exist; create it with the keys username and password` };
     }
@@ -90,7 +105,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
     return undefined;
   },
   // Nothing pulls through the mirror until someone creates the Secret or the PriorityClass.
-  failureReasons: ['CredentialsMissing', 'PriorityClassMissing'],
+  failureReasons: ['CredentialsMissing', 'PriorityClassMissing', ...REFUSAL_REASONS],
   progressReasons: ['CacheNotReady', 'NodesPending'],
   readyReason: 'Mirroring',
 };

@@ -21,6 +21,8 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
   singular: 'registrymirror',
   shortNames: ['rm'],
   scope: 'Cluster',
+  // It changes every node's containerd: writing it is for whom an administrator binds, not for every editor.
+  userAccess: 'view',
   description:
     'RegistryMirror runs a pull-through cache of a container registry in the registry-mirrors namespace and points ' +
     'every node\u2019s containerd at it, so images from that registry are pulled once per cluster.',

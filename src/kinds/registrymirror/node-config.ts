@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { DOCKER_HUB, isUpstream } from './api';
+import { isUpstream } from './api';
+import { containerdRegistryNames } from './hosts';
 import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
 
 export interface RegistryMirrorNodeConfigProps {
@@ -12,47 +13,63 @@ export interface RegistryMirrorNodeConfigProps {
   readonly masquerade?: string;
   /** The PriorityClass of the Pods, `spec.priorityClass`. */
   readonly priorityClass?: string;
-  /** The image with a POSIX sh, mkdir, printf, mv, rm and sleep. @default busybox:1.37 */
+  /** The administrator's pull Secret (username, password): each node's containerd sends them to the mirror. @default none: anonymous pulls */
+  readonly pullSecret?: string;
+  /** The image with a POSIX sh, awk, grep, head, cp, mv, rm, rmdir and sleep. @default NODE_CONFIG_IMAGE */
   readonly image?: string;
 }
+
+/** busybox 1.37, pinned by digest: a tag that moves would change what runs as root on every node. */
+export const NODE_CONFIG_IMAGE = 'busybox:1.37@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0';
+
+/** The variables the pull Secret's username and password reach the script in. */
+const PULL_USERNAME = 'PULL_USERNAME';
+const PULL_PASSWORD = 'PULL_PASSWORD';
 
 /** Where the node's certs.d is mounted in the container. */
 export const NODE_CERTS_MOUNT = '/host/certs.d';
 const MOUNT = NODE_CERTS_MOUNT;
 const q = (text: string) => k8s.Quantity.fromString(text);
 
+/** The first line of every hosts.toml a mirror writes: how a later start and the removal tell ours from the node's own. */
+export const OURS_MARK = '# cdk8s-operators registry-mirror';
+/** Where a hosts.toml that was not ours is kept, beside it, while ours is in place; the removal puts it back. */
+export const KEPT_FILE = 'hosts.toml.kept-by-registry-mirror';
+
+/** A shell loop over the registry names the mirror configures, with `dir`, `file` and `kept` set for each. */
+function forEachRegistry(upstream: string, masquerade: string | undefined, body: readonly string[]): string[] {
+  const registries = containerdRegistryNames(upstream, masquerade).map((r) => `'${r}'`);
+  return [`for registry in ${registries.join(' ')}; do`, `  dir="${MOUNT}/$registry"; file="$dir/hosts.toml"; kept="$dir/${KEPT_FILE}"`, ...body.map((line) => `  ${line}`), 'done'];
+}
+
 /**
- * The registry name containerd looks up in certs.d: the one image references use. Docker Hub
- * is served from registry-1.docker.io but images name it docker.io, so a mirror of it must
- * configure docker.io or it would never be used.
+ * The shell command that takes the mirror's configuration off the node: the hosts.toml that was
+ * there before is put back; else ours is removed (only ours: a file someone wrote since stays),
+ * and the directory when nothing else is in it (the node's certificates stay).
  */
-export function containerdRegistryName(upstream: string): string {
-  return upstream === DOCKER_HUB.upstream ? DOCKER_HUB.imageName : upstream;
-}
-
-/** Every registry name on the node that resolves through the mirror: the upstream's, and the masquerade host. */
-export function containerdRegistryNames(upstream: string, masquerade?: string): string[] {
-  return [containerdRegistryName(upstream), ...(masquerade ? [masquerade] : [])];
-}
-
-/** The shell command that removes the mirror's configuration from the node. */
 export function removeCommand(upstream: string, masquerade?: string): string {
-  return `rm -rf ${containerdRegistryNames(upstream, masquerade)
-    .map((name) => `"${MOUNT}/${name}"`)
-    .join(' ')}`;
+  return forEachRegistry(upstream, masquerade, [
+    'if [ -f "$kept" ]; then mv "$kept" "$file"',
+    `elif head -n 1 "$file" 2>/dev/null | grep -qF '${OURS_MARK}'; then rm -f "$file"`,
+    'fi',
+    'rmdir "$dir" 2>/dev/null || true',
+  ]).join('\n');
 }
 
 /**
  * The container's script: write containerd's hosts.toml for the upstream (and the masquerade
- * host) pointing at the mirror's ClusterIP, then wait; on SIGTERM remove them again. Both
- * fall back to the upstream itself (`server`) when the mirror does not answer, so an image
- * named by the masquerade host still pulls. The ClusterIP is only known once the Service
+ * host) pointing at the mirror's ClusterIP, then wait; on SIGTERM take it back (removeCommand).
+ * A hosts.toml the node already had is kept (spegel's prepend-existing): copied aside once, and
+ * ours is the mirror first, then that file's own settings and hosts (its `server` too). Without
+ * one, the upstream itself is the fallback (`server`) when the mirror does not answer, so an
+ * image named by the masquerade host still pulls. The ClusterIP is only known once the Service
  * exists, so it comes from the variable kubelet sets at container start; without it the
  * container fails and kubelet's restart picks the Service up.
  */
-export function nodeConfigScript(names: MirrorNames, upstream: string, masquerade?: string): string {
+export function nodeConfigScript(names: MirrorNames, upstream: string, masquerade?: string, pullSecret?: string): string {
   const variable = names.serviceHostVariable;
-  const registries = containerdRegistryNames(upstream, masquerade);
+  const mark = `${OURS_MARK}: RegistryMirror ${names.instance}; a file the node had is kept in ${KEPT_FILE}`;
+  const table = '^[[:space:]]*\\[';
   return [
     'set -eu',
     `host="\${${variable}:-}"`,
@@ -60,15 +77,30 @@ export function nodeConfigScript(names: MirrorNames, upstream: string, masquerad
     `  echo "${variable} is not set: Service ${names.base} did not exist when this container started; exiting so that the restart finds it" >&2`,
     '  exit 1',
     'fi',
-    `trap '${removeCommand(upstream, masquerade)}; exit 0' TERM INT`,
-    `for registry in ${registries.map((r) => `'${r}'`).join(' ')}; do`,
-    `  dir="${MOUNT}/$registry"`,
-    '  mkdir -p "$dir"',
-    // Written aside and renamed, so containerd never reads half a file.
-    `  printf 'server = "https://%s"\\n\\n[host."http://%s:%s"]\\n  capabilities = ["pull", "resolve"]\\n' '${upstream}' "$host" '${MIRROR_PORT}' > "$dir/hosts.toml.tmp"`,
-    '  mv "$dir/hosts.toml.tmp" "$dir/hosts.toml"',
-    `  echo "containerd on this node pulls $registry through http://$host:${MIRROR_PORT} (upstream ${upstream})"`,
-    'done',
+    `unconfigure() {\n${removeCommand(upstream, masquerade)}\n}`,
+    "trap 'unconfigure; exit 0' TERM INT",
+    // The pull credentials are in the files: root alone reads them.
+    'umask 077',
+    ...(pullSecret ? [`auth="$(printf '%s:%s' "$${PULL_USERNAME}" "$${PULL_PASSWORD}" | base64 -w 0)"`] : []),
+    ...forEachRegistry(upstream, masquerade, [
+      'mkdir -p "$dir"',
+      // Not ours: the node's own configuration, kept aside (copied, so that containerd always finds a file).
+      `if [ -f "$file" ] && ! head -n 1 "$file" | grep -qF '${OURS_MARK}'; then cp "$file" "$kept.tmp" && mv "$kept.tmp" "$kept"; fi`,
+      // TOML wants every top-level key before the first table: the kept file's keys, our server unless it has one, our host, its tables.
+      'own=""; tables=""; note=""',
+      `if [ -f "$kept" ]; then own="$(awk '/${table}/ { exit } { print }' "$kept")"; tables="$(awk '/${table}/ { t = 1 } t { print }' "$kept")"; note=", before the node's own configuration"; fi`,
+      '{',
+      `  echo '${mark}'`,
+      `  if [ -n "$own" ]; then printf '%s\\n' "$own"; fi`,
+      `  if ! printf '%s\\n' "$own" | grep -q '^[[:space:]]*server[[:space:]]*='; then echo 'server = "https://${upstream}"'; fi`,
+      `  printf '\\n[host."http://%s:%s"]\\n  capabilities = ["pull", "resolve"]\\n' "$host" '${MIRROR_PORT}'`,
+      ...(pullSecret ? [`  printf '  [host."http://%s:%s".header]\\n    Authorization = ["Basic %s"]\\n' "$host" '${MIRROR_PORT}' "$auth"`] : []),
+      `  if [ -n "$tables" ]; then printf '\\n%s\\n' "$tables"; fi`,
+      // Written aside and renamed, so containerd never reads half a file.
+      '} > "$file.tmp"',
+      'mv "$file.tmp" "$file"',
+      `echo "containerd on this node pulls $registry through http://$host:${MIRROR_PORT} (upstream ${upstream})$note"`,
+    ]),
     // sleep in the background so that the trap runs as soon as the signal arrives.
     'while true; do sleep 3600 & wait $!; done',
     '',
@@ -115,9 +147,13 @@ export class RegistryMirrorNodeConfig extends Construct {
             containers: [
               {
                 name: 'configure-containerd',
-                image: props.image ?? 'busybox:1.37',
+                image: props.image ?? NODE_CONFIG_IMAGE,
                 imagePullPolicy: 'Always',
-                command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade)],
+                command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade, props.pullSecret)],
+                // By reference: the values reach only the container and the node's root-only files.
+                ...(props.pullSecret
+                  ? { env: ['username', 'password'].map((key) => ({ name: key === 'username' ? PULL_USERNAME : PULL_PASSWORD, valueFrom: { secretKeyRef: { name: props.pullSecret!, key } } })) }
+                  : {}),
                 // preStop cleans up before kubelet's SIGTERM; the trap also covers a stop that skips kubelet's hooks.
                 lifecycle: { preStop: { exec: { command: ['sh', '-c', removeCommand(upstream, masquerade)] } } },
                 resources: {
