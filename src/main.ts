@@ -7,6 +7,7 @@ import { webhookServiceConfig } from './bundle/deployment';
 import { injectCaFrom } from './bundle/cert-manager';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from './core/webhook';
 import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
+import { ControllerPolicy } from './bundle/controller-policy';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
@@ -46,8 +47,8 @@ function annotate(object: ApiObject, annotations: Record<string, string>): void 
   for (const [key, value] of Object.entries(annotations)) object.metadata.addAnnotation(key, value);
 }
 
-/** Sets annotations on every object of a chart. */
-export function annotateAll(chart: Chart, annotations: Record<string, string>): void {
+/** Sets annotations on every object of a chart (or of any construct). */
+export function annotateAll(chart: Construct, annotations: Record<string, string>): void {
   for (const child of chart.node.findAll()) if (child instanceof ApiObject) annotate(child, annotations);
 }
 
@@ -103,6 +104,8 @@ export interface AppOptions {
   readonly secretCopy?: boolean;
   /** Run every controller replica active, each serving a share of the objects (--sharding), with its RBAC. */
   readonly sharding?: boolean;
+  /** Image repositories the controller's admission policy admits beside the kinds' own (synth's --extra-images); default none. */
+  readonly extraImages?: readonly string[];
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
@@ -120,7 +123,7 @@ function companions(variant: OperatorVariant): Companion[] {
 
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
-  return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
+  const chart = waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
     new OperatorBundle(c, 'operator', {
       kinds: variant.kinds,
@@ -130,8 +133,12 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       withoutExtraGroups: variant.withoutExtraGroups,
       webhookCertificates: variant.webhookCertificates,
       sharding: variant.sharding,
+      extraImages: variant.extraImages,
     }),
   );
+  // The fence goes up with the CRDs, a wave before the controller whose requests it judges (Argo CD applies kinds it does not know last in a wave).
+  for (const policy of chart.node.findAll().filter((c) => c instanceof ControllerPolicy)) annotateAll(policy, { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.crds });
+  return chart;
 }
 
 /** The CRDs' wave: dist/0-crds.k8s.yaml, and (with every group) the Helm chart's template of it. */
@@ -156,7 +163,7 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
   const webhookCertificates = options.webhookCertificates ?? 'self';
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, extraImages: options.extraImages })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -222,6 +229,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
       'Who makes the conversion webhook\u2019s certificate: self (the controller\u2019s own CA, injected into the CRDs) or cert-manager (the bundle carries cert-manager Issuers and a Certificate, and the CRDs ask its cainjector for caBundle; cert-manager must be installed).',
   },
   {
+    name: 'extra-images',
+    type: 'list',
+    description:
+      'Image repositories (any tag or digest of each) the controller may run beside those its kinds declare, e.g. registry.example.com/library/postgres for Databases whose spec.image names it: its admission policy refuses every other (docs/security.md).',
+  },
+  {
     name: 'runbook-url',
     type: 'string',
     description: 'Where the alerts\u2019 runbook links point: the URL of docs/monitoring.md where your copy of this repository is browsed; the repository path by default.',
@@ -276,6 +289,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
     sharding: options.sharding as boolean,
+    extraImages: (options['extra-images'] as string[] | undefined) ?? [],
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
@@ -310,6 +324,7 @@ function synthesize(options: AppOptions): void {
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
     sharding: options.sharding ?? false,
+    extraImages: options.extraImages ?? [],
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
     resources: options.helmInstances ? resources : [],

@@ -31,9 +31,14 @@ export async function namespaceEditor(admin: ObjectClient, namespace: string, na
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   } as KubeObject);
-  const username = `system:serviceaccount:${namespace}:${name}`;
-  const connection = withHeaders(admin.rest.connection, { 'Impersonate-User': username, 'Impersonate-Group': serviceAccountGroups(namespace) });
-  return { username, namespace, objects: new ObjectClient(new KubeRest(connection), admin.fieldManager) };
+  return { username: `system:serviceaccount:${namespace}:${name}`, namespace, objects: actingAs(admin, { namespace, name }) };
+}
+
+/** A client whose every request the API server takes as the ServiceAccount's (the admin's connection, impersonating it), e.g. the controller's. */
+export function actingAs(admin: ObjectClient, serviceAccount: { namespace: string; name: string }): ObjectClient {
+  const username = `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`;
+  const connection = withHeaders(admin.rest.connection, { 'Impersonate-User': username, 'Impersonate-Group': serviceAccountGroups(serviceAccount.namespace) });
+  return new ObjectClient(new KubeRest(connection), admin.fieldManager);
 }
 
 interface AccessReview {

@@ -7,6 +7,7 @@ import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
 import { GuitarUi } from '../../ui/install';
+import { ControllerPolicy, IMAGES_VARIABLE } from '../../bundle/controller-policy';
 import { WebhookCertificates } from '../../core/webhook';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
@@ -20,6 +21,8 @@ export interface OperatorVariant {
   readonly webhookCertificates?: WebhookCertificates;
   /** Every replica active (--sharding), with its RBAC. */
   readonly sharding?: boolean;
+  /** Image repositories the controller's admission policy admits beside the kinds' own. */
+  readonly extraImages?: readonly string[];
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -60,7 +63,7 @@ const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${c
 export function operatorTemplate(
   build: OperatorChartBuilder,
   kinds: readonly AnyKind[],
-  synthOptions: { readonly secretCopy: boolean; readonly sharding: boolean; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
+  synthOptions: { readonly secretCopy: boolean; readonly sharding: boolean; readonly extraImages: readonly string[]; readonly withoutExtraGroups: readonly string[]; readonly webhookCertificates: WebhookCertificates },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
@@ -81,6 +84,7 @@ export function operatorTemplate(
     resources: container.resources,
     secretCopy: synthOptions.secretCopy,
     sharding: synthOptions.sharding,
+    extraImages: [...synthOptions.extraImages],
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
@@ -118,6 +122,13 @@ export function operatorTemplate(
     '{{- end }}',
   ]);
   const first = '/spec/template/spec/containers/0';
+  // The kinds' images and the value's, as a CEL list (JSON's list of strings is one); one marker per list, so that variants compare equal.
+  const imageLists = new Map<string, string>();
+  const policyImages = (kindImages: readonly string[]) => {
+    const list = kindImages.map((i) => JSON.stringify(i)).join(' ');
+    if (!imageLists.has(list)) imageLists.set(list, helm.value(`{{ concat (list ${list}) .Values.extraImages | toJson | quote }}`));
+    return imageLists.get(list)!;
+  };
   const fromValues = (chart: Chart) => {
     const patches = new Map<string, JsonPatch[]>();
     const deployment = (construct: ControllerDeployment | GuitarUi) => identity(ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest);
@@ -130,6 +141,11 @@ export function operatorTemplate(
           JsonPatch.replace(`${first}/resources`, resources),
           JsonPatch.replace(`${first}/args`, [...container.args, flags]),
         ]);
+      }
+      if (construct instanceof ControllerPolicy) {
+        const policy = ApiObject.of(construct.node.findChild('policy')).toJson() as Manifest & { spec: { variables: { name: string }[] } };
+        const images = policy.spec.variables.findIndex((v) => v.name === IMAGES_VARIABLE);
+        patches.set(identity(policy), [JsonPatch.replace(`/spec/variables/${images}/expression`, policyImages(construct.kindImages))]);
       }
       if (construct instanceof GuitarUi) patches.set(deployment(construct), [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy)]);
     }

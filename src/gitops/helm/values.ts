@@ -10,6 +10,7 @@ export interface ChartValues {
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
   readonly sharding: boolean;
+  readonly extraImages: string[];
   readonly withoutExtraGroups: string[];
   readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
@@ -52,6 +53,12 @@ sharding: ${values.sharding}
 # upgrade leaves an installed one (and its objects) in place, as every CRD of the chart.
 withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
 
+# Image repositories (no tag: any tag or digest of each) the controller may run beside those the
+# kinds declare (${[...new Set(kinds.flatMap((k) => k.renders?.images ?? []))].join(', ') || 'none'}): its admission policy refuses every other image,
+# e.g. a Database whose spec.image is registry.example.com/library/postgres:17 needs
+# registry.example.com/library/postgres here (docs/security.md).
+extraImages: ${JSON.stringify(values.extraImages)}
+
 # Who makes the conversion webhook's certificate: self (the controller keeps its own CA in a
 # Secret and injects it into the CRDs' caBundle) or cert-manager (the chart adds cert-manager
 # Issuers and a Certificate, the CRDs ask its cainjector for caBundle, and the controller
@@ -79,6 +86,8 @@ monitoring:
 
 /** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
 const QUANTITY = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?$';
+/** An image repository without tag or digest: an optional host[:port]/, then path components. */
+const IMAGE_REPOSITORY = '^([a-zA-Z0-9.-]+(:[0-9]+)?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$';
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 /**
@@ -114,13 +123,19 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
           items: { enum: extraGroupNames(kinds) },
           description: 'Extra groups of kinds left out (CRD names); empty means every group is served.',
         },
+        extraImages: {
+          type: 'array',
+          uniqueItems: true,
+          items: { type: 'string', pattern: IMAGE_REPOSITORY },
+          description: 'Image repositories (without tag or digest) the controller may run beside the kinds\u2019 own.',
+        },
         webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'extraImages', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),
   };
 }

@@ -7,6 +7,10 @@ export const MIRRORS_NAMESPACE = 'registry-mirrors';
 export const MIRROR_PORT = 5000;
 /** Where containerd looks for per-registry host configuration (its `config_path`). */
 export const CONTAINERD_CERTS_DIR = '/etc/containerd/certs.d';
+/** The pull-through cache's image: distribution 2, which reads the REGISTRY_* variables. */
+export const CACHE_IMAGE = 'registry:2';
+/** The node DaemonSet's image: a POSIX sh, mkdir, printf, mv, rm and sleep. */
+export const NODE_CONFIG_IMAGE = 'busybox:1.37';
 
 const PREFIX = 'registry-mirror-';
 /**

@@ -1,7 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DOCKER_HUB, isUpstream } from './api';
-import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
+import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, NODE_CONFIG_IMAGE, podLabels } from './names';
 
 export interface RegistryMirrorNodeConfigProps {
   /** The names of the mirror's children. */
@@ -115,7 +115,7 @@ export class RegistryMirrorNodeConfig extends Construct {
             containers: [
               {
                 name: 'configure-containerd',
-                image: props.image ?? 'busybox:1.37',
+                image: props.image ?? NODE_CONFIG_IMAGE,
                 imagePullPolicy: 'Always',
                 command: ['sh', '-c', nodeConfigScript(names, upstream, masquerade)],
                 // preStop cleans up before kubelet's SIGTERM; the trap also covers a stop that skips kubelet's hooks.
