@@ -18,12 +18,21 @@ export const CONTROLLER_POLICY = `${PRODUCT}-controller`;
 /** The policy's variable holding the admitted image repositories (a CEL list), which the Helm chart fills from its values too. */
 export const IMAGES_VARIABLE = 'images';
 
-/** The workloads whose Pod templates the policy reads, by API group, and where each keeps its Pod spec. */
-const WORKLOADS = [
-  { group: '', resources: ['pods'], podSpec: 'object.spec' },
-  { group: 'apps', resources: ['deployments', 'replicasets', 'statefulsets', 'daemonsets'], podSpec: 'object.spec.template.spec' },
-  { group: 'batch', resources: ['jobs'], podSpec: 'object.spec.template.spec' },
-  { group: 'batch', resources: ['cronjobs'], podSpec: 'object.spec.jobTemplate.spec.template.spec' },
+/**
+ * What the policies judge, one policy each, so that the API server type-checks every expression
+ * against the resources it is written for: workloads by where they keep their Pod spec.
+ */
+const POD_SHAPES = [
+  { shape: 'pods', rules: [{ group: '', resources: ['pods'] }], podSpec: 'object.spec' },
+  {
+    shape: 'workloads',
+    rules: [
+      { group: 'apps', resources: ['deployments', 'replicasets', 'statefulsets', 'daemonsets'] },
+      { group: 'batch', resources: ['jobs'] },
+    ],
+    podSpec: 'object.spec.template.spec',
+  },
+  { shape: 'cronjobs', rules: [{ group: 'batch', resources: ['cronjobs'] }], podSpec: 'object.spec.jobTemplate.spec.template.spec' },
 ] as const;
 
 const SA_TOKEN = 'kubernetes.io/service-account-token';
@@ -40,8 +49,9 @@ function hostPathException(access: readonly HostAccess[]): string {
 }
 
 /**
- * The fence around the controller's own power: a ValidatingAdmissionPolicy (no webhook: the API
- * server evaluates its CEL) and its binding, matched on the controller's ServiceAccount alone,
+ * The fence around the controller's own power: ValidatingAdmissionPolicies (no webhook: the API
+ * server evaluates their CEL) and their bindings, one per shape of object (POD_SHAPES, Secrets,
+ * ServiceAccounts), matched on the controller's ServiceAccount alone,
  * that admit from it only what the kinds declare they render (`renders`, see RenderedShapes). Its
  * RBAC must be wide (workloads and Secrets in every namespace, since users create objects
  * anywhere); this narrows what it may write there, so that its token is no stepping stone: no
@@ -65,8 +75,7 @@ export class ControllerPolicy extends Construct {
     const { namespace, name } = props.serviceAccount;
     const who = `${PRODUCT}\u2019s controller`;
     const what = `request.resource.resource + ' ' + (request.namespace == '' ? '' : request.namespace + '/') + object.metadata.name`;
-    const onWorkloads = (rule: string) => `!variables.workload || (${rule})`;
-    const eachContainer = (rule: string) => onWorkloads(`variables.containers.all(c, ${rule})`);
+    const eachContainer = (rule: string) => `variables.containers.all(c, ${rule})`;
     const noSecurityField = (field: string, allowed: string) => `!has(c.securityContext) || !has(c.securityContext.${field}) || ${allowed}`;
 
     const docs = ' (docs/security.md, \u201cThe controller\u2019s own power\u201d)';
@@ -77,54 +86,58 @@ export class ControllerPolicy extends Construct {
       messageExpression: `${quote(`${who} may not write `)} + ${what} + ${quote(`: ${message}`)}${detail ? ` + ${detail.cel}` : ''} + ${quote(docs)}`,
       reason: 'Forbidden',
     });
-
-    new ApiObject(this, 'policy', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name: CONTROLLER_POLICY, labels: props.labels },
-      spec: {
-        // A policy that cannot be evaluated refuses: the controller never writes unjudged.
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            ...WORKLOADS.map((w) => ({ apiGroups: [w.group], apiVersions: ['*'], resources: [...w.resources], operations: ['CREATE', 'UPDATE'] })),
-            { apiGroups: [''], apiVersions: ['*'], resources: ['secrets', 'serviceaccounts'], operations: ['CREATE', 'UPDATE'] },
-          ],
+    const policy = (shape: string, rules: readonly { group: string; resources: readonly string[] }[], variables: { name: string; expression: string }[], validations: ReturnType<typeof validation>[]) => {
+      const policyName = `${CONTROLLER_POLICY}-${shape}`;
+      new ApiObject(this, shape, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policyName, labels: props.labels },
+        spec: {
+          // A policy that cannot be evaluated refuses: the controller never writes unjudged.
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: rules.map((r) => ({ apiGroups: [r.group], apiVersions: ['*'], resources: [...r.resources], operations: ['CREATE', 'UPDATE'] })) },
+          matchConditions: [{ name: 'the-controller', expression: `request.userInfo.username == ${quote(`system:serviceaccount:${namespace}:${name}`)}` }],
+          ...(variables.length ? { variables } : {}),
+          validations,
         },
-        matchConditions: [{ name: 'the-controller', expression: `request.userInfo.username == ${quote(`system:serviceaccount:${namespace}:${name}`)}` }],
-        variables: [
-          { name: 'workload', expression: `!(request.resource.resource in ['secrets', 'serviceaccounts'])` },
-          {
-            name: 'podSpec',
-            expression: WORKLOADS.slice(0, -1).reduceRight<string>(
-              (otherwise, w) => `request.resource.resource in ${list(w.resources)} ? ${w.podSpec} : ${otherwise}`,
-              WORKLOADS[WORKLOADS.length - 1].podSpec,
-            ),
-          },
-          {
-            name: 'containers',
-            expression: ['containers', 'initContainers', 'ephemeralContainers'].map((field) => `(has(variables.podSpec.${field}) ? variables.podSpec.${field} : [])`).join(' + '),
-          },
+      });
+      new ApiObject(this, `${shape}-binding`, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: policyName, labels: props.labels },
+        spec: { policyName, validationActions: ['Deny'] },
+      });
+    };
+
+    policy('secrets', [{ group: '', resources: ['secrets'] }], [], [
+      validation(`!has(object.type) || object.type != ${quote(SA_TOKEN)}`, `no kind renders a Secret of type ${SA_TOKEN}, which would hand out a ServiceAccount\u2019s token`),
+    ]);
+    policy('serviceaccounts', [{ group: '', resources: ['serviceaccounts'] }], [], [
+      validation(
+        `object.metadata.name in ${list(serviceAccounts)}`,
+        serviceAccounts.length ? `the kinds render no ServiceAccount but ${serviceAccounts.join(', ')}` : 'no kind renders a ServiceAccount',
+      ),
+    ]);
+    for (const { shape, rules, podSpec } of POD_SHAPES) {
+      const spec = `variables.podSpec`;
+      policy(
+        shape,
+        rules,
+        [
+          { name: 'podSpec', expression: podSpec },
+          { name: 'containers', expression: ['containers', 'initContainers', 'ephemeralContainers'].map((field) => `(has(${spec}.${field}) ? ${spec}.${field} : [])`).join(' + ') },
           { name: IMAGES_VARIABLE, expression: list(images) },
           { name: 'repositories', expression: shortNames(`variables.${IMAGES_VARIABLE}`) },
           { name: 'containerImages', expression: shortNames(`variables.containers.map(c, has(c.image) ? c.image : '')`) },
           { name: 'serviceAccounts', expression: list(['default', ...serviceAccounts]) },
         ],
-        validations: [
+        [
           validation(
-            `request.resource.resource != 'secrets' || !has(object.type) || object.type != ${quote(SA_TOKEN)}`,
-            `no kind renders a Secret of type ${SA_TOKEN}, which would hand out a ServiceAccount\u2019s token`,
-          ),
-          validation(
-            `request.resource.resource != 'serviceaccounts' || object.metadata.name in ${list(serviceAccounts)}`,
-            serviceAccounts.length ? `the kinds render no ServiceAccount but ${serviceAccounts.join(', ')}` : 'no kind renders a ServiceAccount',
-          ),
-          validation(
-            onWorkloads(['serviceAccountName', 'serviceAccount'].map((f) => `(${unset(`variables.podSpec.${f}`)} || variables.podSpec.${f} in variables.serviceAccounts)`).join(' && ')),
+            ['serviceAccountName', 'serviceAccount'].map((f) => `(${unset(`${spec}.${f}`)} || ${spec}.${f} in variables.serviceAccounts)`).join(' && '),
             `a Pod template may run as ${['default', ...serviceAccounts].join(', ')} only (spec.serviceAccountName)`,
           ),
           validation(
-            onWorkloads(`variables.containerImages.all(image, variables.repositories.exists(r, image == r || image.startsWith(r + ':') || image.startsWith(r + '@')))`),
+            `variables.containerImages.all(image, variables.repositories.exists(r, image == r || image.startsWith(r + ':') || image.startsWith(r + '@')))`,
             'a container\u2019s image must be from one of these repositories (any tag or digest): ',
             { cel: `(size(variables.${IMAGES_VARIABLE}) == 0 ? 'none' : variables.${IMAGES_VARIABLE}.join(', '))`, text: images.join(', ') || 'none' },
           ),
@@ -134,25 +147,18 @@ export class ControllerPolicy extends Construct {
             'no container may add capabilities (securityContext.capabilities.add)',
           ),
           validation(
-            onWorkloads(['hostNetwork', 'hostPID', 'hostIPC'].map((f) => `(${unset(`variables.podSpec.${f}`)} || !variables.podSpec.${f})`).join(' && ')),
+            ['hostNetwork', 'hostPID', 'hostIPC'].map((f) => `(${unset(`${spec}.${f}`)} || !${spec}.${f})`).join(' && '),
             'no Pod template may share the node\u2019s network, process IDs or IPC (hostNetwork, hostPID, hostIPC)',
           ),
           validation(eachContainer('!has(c.ports) || c.ports.all(p, !has(p.hostPort) || p.hostPort == 0)'), 'no container may bind a port of the node (ports[].hostPort)'),
           validation(
-            onWorkloads(`${unset('variables.podSpec.volumes')} || variables.podSpec.volumes.all(v, !has(v.hostPath) || ${hostPathException(hostAccess)})`),
+            `${unset(`${spec}.volumes`)} || ${spec}.volumes.all(v, !has(v.hostPath) || ${hostPathException(hostAccess)})`,
             hostAccess.length
               ? `no Pod template may mount a path of the node (volumes[].hostPath) but ${hostAccess.map((a) => `${a.resource} in ${a.namespace}: ${a.hostPaths.join(', ')} (${a.reason})`).join('; ')}`
               : 'no Pod template may mount a path of the node (volumes[].hostPath)',
           ),
         ],
-      },
-    });
-
-    new ApiObject(this, 'binding', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name: CONTROLLER_POLICY, labels: props.labels },
-      spec: { policyName: CONTROLLER_POLICY, validationActions: ['Deny'] },
-    });
+      );
+    }
   }
 }

@@ -143,9 +143,11 @@ export function operatorTemplate(
         ]);
       }
       if (construct instanceof ControllerPolicy) {
-        const policy = ApiObject.of(construct.node.findChild('policy')).toJson() as Manifest & { spec: { variables: { name: string }[] } };
-        const images = policy.spec.variables.findIndex((v) => v.name === IMAGES_VARIABLE);
-        patches.set(identity(policy), [JsonPatch.replace(`/spec/variables/${images}/expression`, policyImages(construct.kindImages))]);
+        for (const child of construct.node.children) {
+          const policy = ApiObject.of(child).toJson() as Manifest & { spec: { variables?: { name: string }[] } };
+          const images = policy.spec.variables?.findIndex((v) => v.name === IMAGES_VARIABLE) ?? -1;
+          if (images >= 0) patches.set(identity(policy), [JsonPatch.replace(`/spec/variables/${images}/expression`, policyImages(construct.kindImages))]);
+        }
       }
       if (construct instanceof GuitarUi) patches.set(deployment(construct), [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy)]);
     }
