@@ -126,7 +126,8 @@ export class ControllerPolicy extends Construct {
         [
           { name: 'podSpec', expression: podSpec },
           { name: 'containers', expression: ['containers', 'initContainers', 'ephemeralContainers'].map((field) => `(has(${spec}.${field}) ? ${spec}.${field} : [])`).join(' + ') },
-          { name: IMAGES_VARIABLE, expression: list(images) },
+          // JSON, as the chart writes it from its values (a JSON list of strings is a CEL list).
+          { name: IMAGES_VARIABLE, expression: JSON.stringify(images) },
           { name: 'repositories', expression: shortNames(`variables.${IMAGES_VARIABLE}`) },
           { name: 'containerImages', expression: shortNames(`variables.containers.map(c, has(c.image) ? c.image : '')`) },
           { name: 'serviceAccounts', expression: list(['default', ...serviceAccounts]) },

@@ -173,7 +173,7 @@ describe('a kind\u2019s declarations, generically', () => {
     expect(objects.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding').length).toBe(5);
     expect(policy.spec.matchConditions[0].expression).toBe("request.userInfo.username == 'system:serviceaccount:ops:ctl'");
     const variable = (name: string) => policy.spec.variables.find((v) => v.name === name)!.expression;
-    expect(variable('images')).toBe("['example.com/team/app', 'registry.example.com/pg']");
+    expect(variable('images')).toBe('["example.com/team/app","registry.example.com/pg"]');
     expect(variable('serviceAccounts')).toBe("['default', 'worker']");
     expect(policy.spec.validations.map((v) => v.expression).join('\n')).toContain("request.namespace == 'node-agents' && request.resource.resource == 'daemonsets' && v.hostPath.path in ['/var/log']");
     expect(policy.spec.validations.map((v) => v.message).join('\n')).toContain('daemonsets in node-agents: /var/log (reads the node\u2019s logs)');
