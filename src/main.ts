@@ -186,9 +186,13 @@ export function previews(instances: readonly Instance[]): Map<string, string> {
   return files;
 }
 
-/** Flux (and kustomize users) apply exactly these files, in this order; dist/preview/ is not among them. */
+/**
+ * Flux (and kustomize users) apply exactly these files, in this order; dist/preview/ is not among
+ * them. In their objects' order too (fifo): kustomize's default sorts by kind and puts kinds it
+ * does not know, such as the controller's admission policies, after the Deployment they fence.
+ */
 export function kustomization(charts: Chart[]): string {
-  return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`) });
+  return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`), sortOptions: { order: 'fifo' } });
 }
 
 /**
