@@ -7,6 +7,7 @@ import { webhookServiceConfig } from './bundle/deployment';
 import { injectCaFrom } from './bundle/cert-manager';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from './core/webhook';
 import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
+import { ControllerPolicy } from './bundle/controller-policy';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
@@ -47,8 +48,8 @@ function annotate(object: ApiObject, annotations: Record<string, string>): void 
   for (const [key, value] of Object.entries(annotations)) object.metadata.addAnnotation(key, value);
 }
 
-/** Sets annotations on every object of a chart. */
-export function annotateAll(chart: Chart, annotations: Record<string, string>): void {
+/** Sets annotations on every object of a chart (or of any construct). */
+export function annotateAll(chart: Construct, annotations: Record<string, string>): void {
   for (const child of chart.node.findAll()) if (child instanceof ApiObject) annotate(child, annotations);
 }
 
@@ -104,6 +105,8 @@ export interface AppOptions {
   readonly secretCopy?: boolean;
   /** Run every controller replica active, each serving a share of the objects (--sharding), with its RBAC. */
   readonly sharding?: boolean;
+  /** Image repositories the controller's admission policy admits beside the kinds' own (synth's --extra-images); default none. */
+  readonly extraImages?: readonly string[];
   /** Put the team's resources and the examples into the Helm chart's templates too. */
   readonly helmInstances?: boolean;
   /** Extra groups of kinds to leave out (no CRD, no RBAC, not served), by CRD name; default none. */
@@ -123,7 +126,7 @@ function companions(variant: OperatorVariant): Companion[] {
 
 /** The operator's wave: dist/1-operator.k8s.yaml, and (one variant per set of values) the Helm chart's template of it. */
 export function operatorChart(app: App, variant: OperatorVariant): Chart {
-  return waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
+  const chart = waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
     new OperatorBundle(c, 'operator', {
       kinds: variant.kinds,
@@ -134,8 +137,12 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       webhookCertificates: variant.webhookCertificates,
       sharding: variant.sharding,
       installValues: variant.installValues,
+      extraImages: variant.extraImages,
     }),
   );
+  // The fence goes up with the CRDs, a wave before the controller whose requests it judges (Argo CD applies kinds it does not know last in a wave).
+  for (const policy of chart.node.findAll().filter((c) => c instanceof ControllerPolicy)) annotateAll(policy, { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.crds });
+  return chart;
 }
 
 /** The CRDs' wave: dist/0-crds.k8s.yaml, and (with every group) the Helm chart's template of it. */
@@ -160,7 +167,7 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
   const webhookCertificates = options.webhookCertificates ?? 'self';
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -183,9 +190,13 @@ export function previews(instances: readonly Instance[]): Map<string, string> {
   return files;
 }
 
-/** Flux (and kustomize users) apply exactly these files, in this order; dist/preview/ is not among them. */
+/**
+ * Flux (and kustomize users) apply exactly these files, in this order; dist/preview/ is not among
+ * them. In their objects' order too (fifo): kustomize's default sorts by kind and puts kinds it
+ * does not know, such as the controller's admission policies, after the Deployment they fence.
+ */
 export function kustomization(charts: Chart[]): string {
-  return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`) });
+  return Yaml.stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: charts.map((c) => `${c.node.id}.k8s.yaml`), sortOptions: { order: 'fifo' } });
 }
 
 /**
@@ -227,6 +238,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
   },
   // The kinds' options an administrator sets at install, e.g. --mirror-hosts: the same flags the controller takes.
   ...installOptions(KINDS),
+  {
+    name: 'extra-images',
+    type: 'list',
+    description:
+      'Image repositories (any tag or digest of each) the controller may run beside those its kinds declare, e.g. registry.example.com/library/postgres for Databases whose spec.image names it: its admission policy refuses every other (docs/security.md).',
+  },
   {
     name: 'runbook-url',
     type: 'string',
@@ -282,6 +299,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     secretCopy: options[SECRET_COPY.synthOption] as boolean,
     helmInstances: options['helm-instances'] as boolean,
     sharding: options.sharding as boolean,
+    extraImages: (options['extra-images'] as string[] | undefined) ?? [],
     withoutExtraGroups,
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
@@ -317,6 +335,7 @@ function synthesize(options: AppOptions): void {
     operator: operatorChart,
     secretCopy: options.secretCopy ?? false,
     sharding: options.sharding ?? false,
+    extraImages: options.extraImages ?? [],
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
     installValues: options.installValues ?? {},

@@ -10,6 +10,7 @@ import { ControllerDeployment } from './deployment';
 import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
 import { CertManagerCertificates } from './cert-manager';
 import { controllerImage } from './version';
+import { ControllerPolicy } from './controller-policy';
 
 export interface OperatorBundleProps {
   /** The kinds the controller serves. */
@@ -34,6 +35,8 @@ export interface OperatorBundleProps {
   readonly companions?: readonly Companion[];
   /** The values of the kinds' install options (OptionSpec.installValue), by option name: passed to the controller as flags. @default none */
   readonly installValues?: Readonly<Record<string, unknown>>;
+  /** Image repositories the controller may run beside those the kinds declare (see ControllerPolicy). @default none */
+  readonly extraImages?: readonly string[];
 }
 
 /** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
@@ -56,6 +59,10 @@ export class OperatorBundle extends Construct {
     const secretCopy = props.secretCopy ?? false;
     const image = props.image ?? controllerImage();
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
+    const controllerAccount = { namespace, name: 'controller' };
+
+    // First, so that the controller's requests are judged from its first one on.
+    new ControllerPolicy(this, 'policy', { kinds: props.kinds, serviceAccount: controllerAccount, extraImages: props.extraImages, labels });
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: {
@@ -70,7 +77,7 @@ export class OperatorBundle extends Construct {
     });
     // Before anything that lives in the namespaces kinds install (e.g. a Role there).
     for (const kind of props.kinds) kind.install?.(this, { operatorNamespace: namespace });
-    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: 'controller', namespace, labels } });
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { ...controllerAccount, labels } });
     const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
 
     const clusterRole = (name: string, rules: k8s.PolicyRule[], roleLabels: Record<string, string> = labels) =>

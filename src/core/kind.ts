@@ -4,6 +4,7 @@ import { FieldError, Schema } from '../schema';
 import type { OptionSpec } from './options';
 import type { OptIn } from './secret-copy';
 import type { KindMonitoring } from './monitoring';
+import type { RenderedShapes } from './rendered-shapes';
 import { conversionErrors, convertObject, KindVersion, layoutOf, VersionLayout, versionOf } from './versions';
 import type { CustomResource, KubeJson } from './kube-json';
 
@@ -83,6 +84,12 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly printerColumns: readonly PrinterColumn[];
   /** The child resources it creates and the access it needs to anything else. */
   readonly manages: readonly Permission[];
+  /**
+   * What its children may look like (images, ServiceAccounts, host access): the install's
+   * admission policy refuses the controller anything no kind declares (see RenderedShapes).
+   * @default Pods of no image, no host access
+   */
+  readonly renders?: RenderedShapes;
   /** The finalizer the controller puts on each object, where children cannot be owned (other namespaces) or need a last step. */
   readonly finalizer?: string;
   /** Objects the kind needs installed once beside the operator (e.g. a namespace for its children). */

@@ -43,6 +43,8 @@ const CONTROLLERS = [
   // A real cluster's built-in edit, admin and view roles gain our kinds through aggregation: the
   // tests that act as a namespace's editor (test/support/tenancy.ts) see what its users really get.
   'clusterrole-aggregation-controller',
+  // A ValidatingAdmissionPolicy's type check (status.typeChecking), as a real cluster reports it (test/security/controller-policy.test.ts).
+  'validatingadmissionpolicy-status-controller',
 ];
 
 const STARTUP_TIMEOUT_MS = 120_000;

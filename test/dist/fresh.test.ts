@@ -48,7 +48,7 @@ describe('dist/', () => {
 
   it('lists every chart for Flux, CRDs first, and no preview', () => {
     expect(readFileSync(join(root, 'dist', 'kustomization.yaml'), 'utf8')).toBe(
-      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - 0-crds.k8s.yaml\n  - 1-operator.k8s.yaml\n  - 2-instances.k8s.yaml\n',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - 0-crds.k8s.yaml\n  - 1-operator.k8s.yaml\n  - 2-instances.k8s.yaml\nsortOptions:\n  order: fifo\n',
     );
   });
 });

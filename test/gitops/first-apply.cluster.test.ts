@@ -45,6 +45,11 @@ describe('kubectl apply -k dist on a fresh cluster (kustomize build dist, applie
     const crdOf = (o: KubeObject) => manifests.find((c) => c.kind === 'CustomResourceDefinition' && (c as { spec?: { names?: { kind?: string } } }).spec?.names?.kind === o.kind);
     expect(manifests.filter(isTeamResource).filter((o) => !before(crdOf(o), o)).map(name)).toEqual([]);
     expect(manifests.filter((o) => o.metadata.namespace === 'team-a').length).toBeGreaterThan(0);
+    // The controller's admission policies are in place before the controller that they fence.
+    const controller = manifests.find((o) => o.kind === 'Deployment' && o.metadata.name === 'controller')!;
+    const policies = manifests.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'));
+    expect(policies.length).toBe(10);
+    expect(policies.filter((o) => !before(o, controller)).map(name)).toEqual([]);
   });
 
   it('is accepted object by object: every one exists, none refused', () => {

@@ -78,6 +78,22 @@ describe('dist/helm with the real helm', () => {
     expect(ruleFor(rendered, 9443)).toEqual({ from: [{ ipBlock: { cidr: '10.0.0.0/24' } }], ports: [{ port: 9443, protocol: 'TCP' }] });
   });
 
+  it('adds extraImages to the images every controller policy admits, and changes nothing else', () => {
+    const plain = helmTemplate();
+    const rendered = helmTemplate('--set', 'extraImages={registry.example.com:5000/library/postgres,super-great-docker-image}');
+    const images = (objects: KubeObject[]) =>
+      objects
+        .filter((o) => o.kind === 'ValidatingAdmissionPolicy')
+        .flatMap((o) => ((o as unknown as { spec: { variables?: { name: string; expression: string }[] } }).spec.variables ?? []).filter((v) => v.name === 'images').map((v) => v.expression));
+    expect(images(plain)).toEqual(Array(3).fill('["busybox","postgres","registry"]'));
+    expect(images(rendered)).toEqual(Array(3).fill('["busybox","postgres","registry","registry.example.com:5000/library/postgres","super-great-docker-image"]'));
+    expect(rendered.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual([
+      'ValidatingAdmissionPolicy//cdk8s-operators-controller-pods',
+      'ValidatingAdmissionPolicy//cdk8s-operators-controller-workloads',
+      'ValidatingAdmissionPolicy//cdk8s-operators-controller-cronjobs',
+    ]);
+  });
+
   it('passes the kinds, namespaces and Secret copying to the controller, and grants Secret access only with secretCopy', () => {
     const plain = helmTemplate();
     expect(controllerOf(plain).container.args).toEqual(['controller', '--leader-election-namespace=cdk8s-operators', '--leader-election-lease=cdk8s-operators-leader', '--http-port=8080', '--metrics-port=8443', '--conversion-webhook=true', '--webhook-port=9443']);
@@ -177,6 +193,8 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'withoutExtraGroups=flant.com'], "at '/withoutExtraGroups': got string, want array"],
     [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
     [['--set', 'webhookCertificates=vault'], "at '/webhookCertificates': value must be one of 'self', 'cert-manager'"],
+    [['--set', 'extraImages={registry.example.com/pg:17}'], "at '/extraImages/0': 'registry.example.com/pg:17' does not match pattern"],
+    [['--set', 'extraImages=postgres'], "at '/extraImages': got string, want array"],
   ])('refuses %j at helm template, naming the field', (args, message) => {
     const run = helm(['template', 'cdk8s-operators', CHART, ...args]);
     expect(run.code).not.toBe(0);

@@ -176,7 +176,7 @@ describe('the app built from them', () => {
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['RegistryMirror/quay', 'Guitar/les-paul', 'ExchangeRate/usd']);
     for (const o of objects) expect(o.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-wave': '1', 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' });
     expect(objects[2].spec).toEqual({ currency: 'USD' });
-    expect(kustomization(charts)).toBe('apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - 0-crds.k8s.yaml\n  - 1-operator.k8s.yaml\n  - 2-instances.k8s.yaml\n');
+    expect(kustomization(charts)).toBe('apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - 0-crds.k8s.yaml\n  - 1-operator.k8s.yaml\n  - 2-instances.k8s.yaml\nsortOptions:\n  order: fifo\n');
   });
 
   it('leaves the examples out unless asked for, then adds them in a chart of their own', () => {

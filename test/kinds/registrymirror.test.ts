@@ -12,7 +12,8 @@ import {
 } from '../../src/kinds/registrymirror';
 import { RegistryMirrorCache } from '../../src/kinds/registrymirror/cache';
 import { registryMirrorExample } from '../../src/kinds/registrymirror/example';
-import { NODE_CERTS_MOUNT, NODE_CONFIG_IMAGE, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
+import { NODE_CERTS_MOUNT, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
+import { NODE_CONFIG_IMAGE } from '../../src/kinds/registrymirror/names';
 
 type Mirror = CustomResource<RegistryMirrorSpec, RegistryMirrorStatus>;
 

@@ -21,8 +21,8 @@ export interface NamespaceEditor {
 /** The groups the API server gives a ServiceAccount's token, which an impersonation must name itself. */
 const serviceAccountGroups = (namespace: string) => ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
 
-/** A client acting as the ServiceAccount `namespace/name` (the admin's connection, impersonating it). */
-function actingAs(admin: ObjectClient, namespace: string, name: string): NamespaceEditor {
+/** A client acting as the ServiceAccount `namespace/name` (the admin's connection, impersonating it), e.g. the controller's. */
+export function actingAs(admin: ObjectClient, namespace: string, name: string): NamespaceEditor {
   const username = `system:serviceaccount:${namespace}:${name}`;
   const connection = withHeaders(admin.rest.connection, { 'Impersonate-User': username, 'Impersonate-Group': serviceAccountGroups(namespace) });
   return { username, namespace, objects: new ObjectClient(new KubeRest(connection), admin.fieldManager) };

@@ -24,6 +24,8 @@ export interface HelmChartInput {
   readonly secretCopy: boolean;
   /** The default of the sharding value (synth's --sharding). */
   readonly sharding: boolean;
+  /** The default of the extraImages value (synth's --extra-images). */
+  readonly extraImages: readonly string[];
   /** The default of the withoutExtraGroups value (synth's --without-extra-groups). */
   readonly withoutExtraGroups: readonly string[];
   /** The default of the webhookCertificates value (synth's --webhook-certificates). */
@@ -45,7 +47,7 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, installValues: input.installValues }, input.version);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, extraImages: input.extraImages, installValues: input.installValues }, input.version);
   // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
   const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,

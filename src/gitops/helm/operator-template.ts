@@ -9,6 +9,7 @@ import { ChartValues } from './values';
 import { SECRET_COPY } from '../../core/secret-copy';
 import { installOptions, OptionSpec } from '../../core/options';
 import { GuitarUi, GuitarUiOptions } from '../../ui/install';
+import { ControllerPolicy, IMAGES_VARIABLE } from '../../bundle/controller-policy';
 import { WebhookCertificates } from '../../core/webhook';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
@@ -26,6 +27,8 @@ export interface OperatorVariant {
   readonly sharding?: boolean;
   /** The values of the kinds' install options, by option name (see OptionSpec.installValue). */
   readonly installValues?: Readonly<Record<string, unknown>>;
+  /** Image repositories the controller's admission policy admits beside the kinds' own. */
+  readonly extraImages?: readonly string[];
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -84,6 +87,7 @@ export function operatorTemplate(
   synthOptions: {
     readonly secretCopy: boolean;
     readonly sharding: boolean;
+    readonly extraImages: readonly string[];
     readonly withoutExtraGroups: readonly string[];
     readonly webhookCertificates: WebhookCertificates;
     readonly installValues?: Readonly<Record<string, unknown>>;
@@ -108,6 +112,7 @@ export function operatorTemplate(
     resources: container.resources,
     secretCopy: synthOptions.secretCopy,
     sharding: synthOptions.sharding,
+    extraImages: [...synthOptions.extraImages],
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
@@ -185,6 +190,13 @@ export function operatorTemplate(
     },
     { condition: 'eq .Values.ui.auth "service-account"', options: { auth: 'service-account' } },
   ];
+  // The kinds' images and the value's, as a CEL list (JSON's list of strings is one); one marker per list, so that variants compare equal.
+  const imageLists = new Map<string, string>();
+  const policyImages = (kindImages: readonly string[]) => {
+    const list = kindImages.map((i) => JSON.stringify(i)).join(' ');
+    if (!imageLists.has(list)) imageLists.set(list, helm.value(`{{ concat (list ${list}) .Values.extraImages | toJson | quote }}`));
+    return imageLists.get(list)!;
+  };
   const fromValues = (chart: Chart) => {
     const patches = new Map<string, JsonPatch[]>();
     const deployment = (construct: ControllerDeployment | GuitarUi) => identity(ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest);
@@ -211,6 +223,13 @@ export function operatorTemplate(
         patches.set(id, [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy), ...(users >= 0 ? [JsonPatch.replace(`${first}/args/${users}`, impersonateUsersArg)] : [])]);
         const role = construct.node.tryFindChild('cluster-role');
         if (users >= 0 && role) patches.set(identity(ApiObject.of(role).toJson() as Manifest), [JsonPatch.replace('/rules/0/resourceNames', [impersonateUsersItems])]);
+      }
+      if (construct instanceof ControllerPolicy) {
+        for (const child of construct.node.children) {
+          const policy = ApiObject.of(child).toJson() as Manifest & { spec: { variables?: { name: string }[] } };
+          const images = policy.spec.variables?.findIndex((v) => v.name === IMAGES_VARIABLE) ?? -1;
+          if (images >= 0) patches.set(identity(policy), [JsonPatch.replace(`/spec/variables/${images}/expression`, policyImages(construct.kindImages))]);
+        }
       }
     }
     return patches;

@@ -12,6 +12,7 @@ export interface ChartValues {
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
   readonly sharding: boolean;
+  readonly extraImages: string[];
   readonly withoutExtraGroups: string[];
   readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
@@ -61,6 +62,12 @@ sharding: ${values.sharding}
 # and is not served (--without-extra-groups); a new install gets no CRD for it, and an
 # upgrade leaves an installed one (and its objects) in place, as every CRD of the chart.
 withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
+
+# Image repositories (no tag: any tag or digest of each) the controller may run beside those the
+# kinds declare (${[...new Set(kinds.flatMap((k) => k.renders?.images ?? []))].join(', ') || 'none'}): its admission policy refuses every other image,
+# e.g. a Database whose spec.image is registry.example.com/library/postgres:17 needs
+# registry.example.com/library/postgres here (docs/security.md).
+extraImages: ${JSON.stringify(values.extraImages)}
 
 # Who makes the conversion webhook's certificate: self (the controller keeps its own CA in a
 # Secret and injects it into the CRDs' caBundle) or cert-manager (the chart adds cert-manager
@@ -141,6 +148,8 @@ function installSchema(spec: OptionSpec): Record<string, unknown> {
 
 /** A Kubernetes quantity, as resource.Quantity parses it (e.g. 100m, 1.5Gi, 2, 1e3). */
 const QUANTITY = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?$';
+/** An image repository without tag or digest: an optional host[:port]/, then path components. */
+const IMAGE_REPOSITORY = '^([a-zA-Z0-9.-]+(:[0-9]+)?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$';
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 const HEADER_NAME = '^[A-Za-z0-9-]+$';
@@ -178,6 +187,12 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
           items: { enum: extraGroupNames(kinds) },
           description: 'Extra groups of kinds left out (CRD names); empty means every group is served.',
         },
+        extraImages: {
+          type: 'array',
+          uniqueItems: true,
+          items: { type: 'string', pattern: IMAGE_REPOSITORY },
+          description: 'Image repositories (without tag or digest) the controller may run beside the kinds\u2019 own.',
+        },
         webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
@@ -204,7 +219,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         webhook: strict({ from: { type: 'array', items: { type: 'object' }, description: 'NetworkPolicy peers admitted to the conversion webhook\u2019s port; [] admits every peer.' } }),
         ...Object.fromEntries(installOptions(kinds).map((spec) => [spec.installValue!, installSchema(spec)])),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring', 'metrics', 'webhook'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'extraImages', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring', 'metrics', 'webhook'],
     ),
   };
 }

@@ -1,5 +1,6 @@
 import { CHILD_VERBS, constructsOnFirstUse, KindDefinition, ObjectRule, PrinterColumn } from '../../core/kind';
-import { DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
+import { imageRepository } from '../../core/rendered-shapes';
+import { DEFAULT_IMAGE, DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { databaseController } from './controller';
 import { DatabaseObservation } from './observation';
 import { databaseMonitoring } from './monitoring';
@@ -74,6 +75,8 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
     { apiGroup: 'batch', resources: ['jobs', 'cronjobs'], verbs: CHILD_VERBS },
     { apiGroup: 'networking.k8s.io', resources: ['networkpolicies'], verbs: CHILD_VERBS },
   ],
+  // spec.image names any PostgreSQL image: the install adds other repositories than the official one (extraImages).
+  renders: { images: [imageRepository(DEFAULT_IMAGE)] },
   finalizer: DATABASE_FINALIZER,
   controller: databaseController,
   monitoring: databaseMonitoring,

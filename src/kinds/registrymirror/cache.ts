@@ -3,7 +3,7 @@ import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { RegistryMirrorSpec } from './api';
-import { MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
+import { CACHE_IMAGE, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
 import { PullAccess } from './pull-access';
 
 export interface RegistryMirrorCacheProps {
@@ -71,7 +71,7 @@ export class RegistryMirrorCache extends Construct {
             containers: [
               {
                 name: 'registry',
-                image: props.image ?? 'registry:2',
+                image: props.image ?? CACHE_IMAGE,
                 imagePullPolicy: 'Always',
                 env: [
                   { name: 'REGISTRY_PROXY_REMOTEURL', value: `https://${spec.upstreamUrl}` },

@@ -1,7 +1,8 @@
 import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { registryMirrorController, RegistryMirrorObservation } from './controller';
-import { MIRRORS_NAMESPACE } from './names';
+import { imageRepository } from '../../core/rendered-shapes';
+import { CACHE_IMAGE, CONTAINERD_CERTS_DIR, MIRRORS_NAMESPACE, NODE_CONFIG_IMAGE } from './names';
 import { registryMirrorMonitoring } from './monitoring';
 
 export * from './api';
@@ -43,6 +44,17 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
     // Whether the PriorityClass spec.priorityClass names exists (setting priorityClassName on a Pod needs no access at all).
     { apiGroup: 'scheduling.k8s.io', resources: ['priorityclasses'], verbs: ['list', 'watch'] },
   ],
+  renders: {
+    images: [imageRepository(CACHE_IMAGE), imageRepository(NODE_CONFIG_IMAGE)],
+    hostAccess: [
+      {
+        resource: 'daemonsets',
+        namespace: MIRRORS_NAMESPACE,
+        hostPaths: [CONTAINERD_CERTS_DIR],
+        reason: 'the node DaemonSet writes containerd\u2019s hosts.toml on every node',
+      },
+    ],
+  },
   controller: registryMirrorController,
   monitoring: registryMirrorMonitoring,
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).registryMirrorConstructs, { example: true, install: true }),

@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { isUpstream } from './api';
 import { containerdRegistryNames } from './hosts';
-import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, podLabels } from './names';
+import { CONTAINERD_CERTS_DIR, MIRROR_PORT, MIRRORS_NAMESPACE, MirrorNames, NODE_CONFIG_IMAGE, podLabels } from './names';
 
 export interface RegistryMirrorNodeConfigProps {
   /** The names of the mirror's children. */
@@ -19,8 +19,6 @@ export interface RegistryMirrorNodeConfigProps {
   readonly image?: string;
 }
 
-/** busybox 1.37, pinned by digest: a tag that moves would change what runs as root on every node. */
-export const NODE_CONFIG_IMAGE = 'busybox:1.37@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0';
 
 /** The variables the pull Secret's username and password reach the script in. */
 const PULL_USERNAME = 'PULL_USERNAME';
