@@ -164,7 +164,7 @@ export interface RelatedWatch<Spec> extends Collection {
    * queues exactly those resources. Absent: the whole collection is watched once and any
    * change queues every resource of the kind (fit for small collections such as namespaces).
    */
-  readonly queries?: (resource: CustomResource<Spec>) => readonly Query[];
+  readonly queries?: (resource: CustomResource<Spec>, options: Readonly<Record<string, unknown>>) => readonly Query[];
   /** Cache only the objects' metadata (which exist, their labels), e.g. Secrets whose values the kind must not hold. */
   readonly metadataOnly?: boolean;
 }

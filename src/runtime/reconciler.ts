@@ -172,7 +172,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
   return (ctx.kind.controller?.watches ?? [])
     .filter((watch) => watch.queries && optedIn(watch.optIn, ctx.options))
-    .flatMap((watch) => watch.queries!(resource).map((query) => ({ collection: watch, query })));
+    .flatMap((watch) => watch.queries!(resource, ctx.options).map((query) => ({ collection: watch, query })));
 }
 
 /**

@@ -15,7 +15,7 @@ const configMap = (name: string, extra: Partial<SourceObject> = {}): SourceObjec
 
 describe('CopyratorRule copies', () => {
   it('copies every source into every target, keeping data, labels and annotations but no identity', () => {
-    const copies = renderChildren(copyratorKind, rule as never, { sources: [configMap('a'), configMap('b')], targets: ['t1', 't2'] });
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [configMap('a'), configMap('b')], targets: ['t1', 't2'], refused: [] });
     expect(copies.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort()).toEqual(['t1/a', 't1/b', 't2/a', 't2/b']);
     const copy = copies[0];
     expect(copy.data).toEqual({ key: 'value' });
@@ -27,13 +27,13 @@ describe('CopyratorRule copies', () => {
   it('keeps a Secret\u2019s type and never copies service-account tokens or kube-root-ca.crt', () => {
     const secret: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: 'src' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Y2VydA==' } };
     const token: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sa', namespace: 'src' }, type: 'kubernetes.io/service-account-token' };
-    const copies = renderChildren(copyratorKind, rule as never, { sources: [secret, token, configMap('kube-root-ca.crt')], targets: ['t'] });
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [secret, token, configMap('kube-root-ca.crt')], targets: ['t'], refused: [] });
     expect(copies.map((c) => [c.kind, c.metadata.name, c.type])).toEqual([['Secret', 'tls', 'kubernetes.io/tls']]);
   });
 
   it('drops kubectl\u2019s last-applied record, which names the source namespace', () => {
     const source = configMap('a', { metadata: { name: 'a', namespace: 'src', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
-    const [copy] = renderChildren(copyratorKind, rule as never, { sources: [source], targets: ['t'] });
+    const [copy] = renderChildren(copyratorKind, rule as never, { sources: [source], targets: ['t'], refused: [] });
     expect(Object.keys(copy.metadata.annotations!)).toEqual([COPIED_FROM_ANNOTATION]);
   });
 
