@@ -27,6 +27,8 @@ export interface ControllerDeploymentProps {
   readonly withoutExtraGroups?: readonly string[];
   /** Run with --sharding: every replica serves a share of the objects. @default false */
   readonly sharding?: boolean;
+  /** Values of the options the kinds add (e.g. copyrator-trusted-namespaces), each passed as --<name>=<value>. @default none */
+  readonly kindOptions?: Readonly<Record<string, string>>;
   /** Serve the conversion webhook (some kind has several versions): its container port, Service and ingress. @default false */
   readonly conversionWebhook?: boolean;
   /** Run with --webhook-certificates=cert-manager when cert-manager makes the webhook's certificate. @default 'self' */
@@ -67,6 +69,9 @@ export class ControllerDeployment extends Construct {
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
+        ...Object.entries(props.kindOptions ?? {})
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([name, value]) => `--${name}=${value}`),
       ],
       env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
       port: HTTP_PORT,

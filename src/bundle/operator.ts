@@ -31,6 +31,8 @@ export interface OperatorBundleProps {
   readonly sharding?: boolean;
   /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
   readonly companions?: readonly Companion[];
+  /** Values of the options the kinds add to the controller (KindController.options), by option name. @default none */
+  readonly kindOptions?: Readonly<Record<string, string>>;
 }
 
 /** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
@@ -154,6 +156,7 @@ export class OperatorBundle extends Construct {
       conversionWebhook: versioned.length > 0,
       webhookCertificates: props.webhookCertificates,
       sharding: props.sharding,
+      kindOptions: props.kindOptions,
     });
 
     for (const add of props.companions ?? []) add(this, { namespace, image });

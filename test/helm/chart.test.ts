@@ -78,6 +78,14 @@ describe('dist/helm with the real helm', () => {
     expect(withSecrets.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['ClusterRole//cdk8s-operators:copyrators', 'Deployment/cdk8s-operators/controller']);
   });
 
+  it('passes the kinds\u2019 own options to the controller as flags (the copyrator administrator step), changing nothing else', () => {
+    const plain = helmTemplate();
+    // --set-string: a comma would split the value into a list.
+    const rendered = helmTemplate('--set-string', 'kindOptions.copyrator-trusted-namespaces=platform\\,team-*');
+    expect(controllerOf(rendered).container.args.slice(5)).toEqual(['--copyrator-trusted-namespaces=platform,team-*']);
+    expect(rendered.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['Deployment/cdk8s-operators/controller']);
+  });
+
   it('grants no RBAC for a kind not served, nor installs what only that kind needs; keeps every CRD, which the controller still converts and migrates', () => {
     const rendered = helmTemplate('--set', 'kinds={exchangerates}');
     const served = rendered.filter((o) => o.kind === 'ClusterRole' && /^cdk8s-operators:[a-z]+s$/.test(o.metadata.name)).map((o) => o.metadata.name);
@@ -147,6 +155,7 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'withoutExtraGroups={copyrators.test.com}'], "at '/withoutExtraGroups/0': value must be one of 'copyrators.flant.com', 'databases.stable.imaginedata.co'"],
     [['--set', 'withoutExtraGroups=flant.com'], "at '/withoutExtraGroups': got string, want array"],
     [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
+    [['--set', 'kindOptions.trusted=x'], "at '/kindOptions': additional properties 'trusted' not allowed"],
     [['--set', 'webhookCertificates=vault'], "at '/webhookCertificates': value must be one of 'self', 'cert-manager'"],
   ])('refuses %j at helm template, naming the field', (args, message) => {
     const run = helm(['template', 'cdk8s-operators', CHART, ...args]);

@@ -83,6 +83,7 @@ export function operatorTemplate(
     sharding: synthOptions.sharding,
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     webhookCertificates: synthOptions.webhookCertificates,
+    kindOptions: {},
     kinds: [],
     watchNamespaces: [],
     ui: { enabled: true },
@@ -115,6 +116,9 @@ export function operatorTemplate(
     '{{- end }}',
     '{{- if eq .Values.webhookCertificates "cert-manager" }}',
     '- --webhook-certificates=cert-manager',
+    '{{- end }}',
+    '{{- range $name, $value := .Values.kindOptions }}',
+    '- {{ printf "--%s=%s" $name $value | quote }}',
     '{{- end }}',
   ]);
   const first = '/spec/template/spec/containers/0';

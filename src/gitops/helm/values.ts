@@ -12,11 +12,15 @@ export interface ChartValues {
   readonly sharding: boolean;
   readonly withoutExtraGroups: string[];
   readonly webhookCertificates: WebhookCertificates;
+  readonly kindOptions: Record<string, string>;
   readonly kinds: string[];
   readonly watchNamespaces: string[];
   readonly ui: { readonly enabled: boolean };
   readonly monitoring: { readonly enabled: boolean };
 }
+
+/** The options every kind adds to the controller. */
+const kindOptionsOf = (kinds: readonly AnyKind[]) => kinds.flatMap((k) => k.controller?.options ?? []);
 
 /** values.yaml: each value with a comment saying what it changes. */
 export function valuesYaml(values: ChartValues, kinds: readonly AnyKind[]): string {
@@ -57,6 +61,12 @@ withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
 # Issuers and a Certificate, the CRDs ask its cainjector for caBundle, and the controller
 # serves the Secret cert-manager writes). cert-manager must be installed for cert-manager.
 webhookCertificates: ${values.webhookCertificates}
+
+# Options the kinds add to the controller, by name, each passed as --<name>=<value>:
+${kindOptionsOf(kinds).map((o) => `#   ${o.name}: ${o.description}`).join('\n') || '#   (no kind adds one)'}
+# E.g. copyrator-trusted-namespaces: "platform" lets the CopyratorRules of platform copy
+# cluster-wide without their owners' consent (docs/kinds/copyrator.md#who-may-copy-what).
+kindOptions: ${Yaml.stringify(values.kindOptions).trim() === '{}' ? '{}' : `\n${block(values.kindOptions)}`}
 
 # The kinds the controller serves (--kinds), by plural name: ${kinds.map((k) => k.plural).join(', ')}.
 # Empty means all. A kind left out gets no controller RBAC (its CRD stays installed).
@@ -115,12 +125,18 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
           description: 'Extra groups of kinds left out (CRD names); empty means every group is served.',
         },
         webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
+        kindOptions: {
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(kindOptionsOf(kinds).map((o) => [o.name, { type: 'string', description: o.description }])),
+          description: 'Options the kinds add to the controller, by name (--<name>=<value>).',
+        },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
         ui: strict({ enabled: { type: 'boolean', description: 'The guitar web UI.' } }),
         monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
+      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'withoutExtraGroups', 'webhookCertificates', 'kindOptions', 'kinds', 'watchNamespaces', 'ui', 'monitoring'],
     ),
   };
 }
