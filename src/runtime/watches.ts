@@ -139,8 +139,9 @@ export class KindWatches implements CacheReader {
   async ensure(owner: string, wanted: readonly { collection: Collection; query: Query }[]): Promise<void> {
     const keys = new Set<string>();
     const waits: Promise<void>[] = [];
-    for (const { collection, query } of wanted) {
-      const key = queryKey(collection, query);
+    // Every key first: a query refused (its labels are no selector) starts no watch, and leaves none half-owned.
+    const keyed = wanted.map(({ collection, query }) => ({ collection, query, key: queryKey(collection, query) }));
+    for (const { collection, query, key } of keyed) {
       keys.add(key);
       let shared = this.queries.get(key);
       if (!shared) shared = this.startQuery(key, collection, query);
