@@ -121,6 +121,20 @@ describe('a CopyratorRule of a namespace editor', () => {
     await eventually('the copy to go with the namespace\u2019s consent', async () => ((await exists(configMap(theirs, OWN))) ? undefined : true));
   });
 
+  it('names a conflict in another namespace without that namespace', async () => {
+    // The other team has an object of the name the editor's copy would take; its namespace accepts copies.
+    await admin.apply(configMap(theirs, OWN, { labels: { mine: 'no' } }));
+    await admin.rest.request('PATCH', `/api/v1/namespaces/${theirs}`, { body: { metadata: { annotations: { [ACCEPT_FROM_ANNOTATION]: mine } } }, contentType: 'application/merge-patch+json' });
+    const push = rule('push', {});
+    const conflicted = await readyAsEditor(push, 'False', 'Conflict');
+    expect(conflicted.status?.conflicts).toEqual([`ConfigMap ${OWN} in another namespace`]);
+    expect(readyOf(conflicted)!.message).not.toContain(theirs);
+    await admin.delete(configMap(theirs, OWN));
+    await readyAsEditor(push, 'True', 'Copied');
+    await admin.rest.request('PATCH', `/api/v1/namespaces/${theirs}`, { body: { metadata: { annotations: { [ACCEPT_FROM_ANNOTATION]: null } } }, contentType: 'application/merge-patch+json' });
+    await eventually('the copy to go with the namespace\u2019s consent', async () => ((await exists(configMap(theirs, OWN))) ? undefined : true));
+  });
+
   it('copies as before for a namespace the administrator trusts, but never from kube-* or the operator\u2019s namespace', async () => {
     await controller!.stop();
     controller = serve(`--copyrator-trusted-namespaces=${mine}`);

@@ -90,6 +90,12 @@ export const copyratorController: KindController<CopyratorSpec, CopyratorStatus,
       }
       return observe(caches, rule, options);
     },
+  // A copy's namespace is named only to the rules that may see it: their own, or every one when trusted.
+  describeConflict: (rule, child, options) => {
+    const reach = reachOf(rule, options);
+    const { name, namespace } = child.metadata;
+    return reach.trusted || namespace === reach.ruleNamespace ? `${child.kind} ${namespace}/${name}` : `${child.kind} ${name} in another namespace`;
+  },
   status: (_rule, _observation, outcome) => ({ copies: outcome.served.length, conflicts: outcome.conflicts.slice(0, 100) }),
   // What the rule copies is served; what it may not copy is said, until its owner or the administrator allows it.
   ready: (_rule, observation) => (observation?.refused.length ? { status: 'False', reason: 'NotAllowed', message: observation.refused.join('; ') } : undefined),
