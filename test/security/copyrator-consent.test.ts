@@ -144,8 +144,9 @@ describe('a CopyratorRule of a namespace editor', () => {
     const steal = rule('steal', {});
     await eventually('the other team\u2019s object to be copied without consent', async () => ((await exists(configMap(mine, THEIRS))) ? true : undefined));
     const still = await readyAsEditor(steal, 'False', 'NotAllowed');
+    // In the order of spec.namespaces, sorted.
     expect(readyOf(still)!.message).toBe(
-      `spec.namespaces: kube-system is never copied from (a kube-* namespace or the operator\u2019s own); spec.namespaces: ${operator} is never copied from (a kube-* namespace or the operator\u2019s own)`,
+      `spec.namespaces: ${operator} is never copied from (a kube-* namespace or the operator\u2019s own); spec.namespaces: kube-system is never copied from (a kube-* namespace or the operator\u2019s own)`,
     );
     expect((await admin.get<KubeObject & { data: Record<string, string> }>(configMap(mine, THEIRS))).data).toEqual({ from: theirs });
   });
