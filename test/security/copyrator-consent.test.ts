@@ -59,6 +59,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // The rules go while the controller runs, which removes their copies and finalizers: their namespace can then go too.
+  for (const name of ['steal', 'push']) await admin.delete(rule(name, {})).catch(() => undefined);
+  await eventually('the rules to be gone', async () => ((await gone(admin, rule('steal', {}))) && (await gone(admin, rule('push', {}))) ? true : undefined)).catch(() => undefined);
   await controller?.stop();
   await admin.delete(configMap('kube-system', SYSTEM)).catch(() => undefined);
   await Promise.all([mine, theirs, operator].filter(Boolean).map((ns) => deleteNamespace(kc, ns)));
