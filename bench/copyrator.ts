@@ -44,7 +44,7 @@ export async function main(argv: string[]): Promise<number> {
   kc.loadFromFile(plane.kubeconfig);
   const rest = new KubeRest(kc);
   const objects = new ObjectClient(rest, 'cdk8s-operators-bench');
-  const controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'copyrators', '--leader-election=false', '--http-port', '0', '--metrics-secure=false', '--workers', String(workers), '--resync-period', '30s'], join(dir, 'controller.log'));
+  const controller = startController(['--kubeconfig', plane.kubeconfig, '--kinds', 'copyrators', '--leader-election=false', '--http-port', '0', '--metrics-secure=false', '--workers', String(workers), '--resync-period', '30s', `--copyrator-trusted-namespaces=${SOURCE_NS}`], join(dir, 'controller.log'));
   let conversion: Conversion | undefined;
   try {
     conversion = await installCrds(objects);

@@ -45,7 +45,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const proxy = await startFaultProxy({ upstream: cluster.plane.server, upstreamCa: cluster.apiCa, ...tls, replicas: REPLICAS, coin: (share) => coinRng.chance(share) });
   const kubeconfig = (name: string) => join(cluster.dir, `${name}.kubeconfig`);
   for (const name of REPLICAS) writeKubeconfig(kubeconfig(name), proxy.url(name), tls.cert, cluster.token);
-  const replicas = new Replicas(REPLICAS, cluster.dir, (name) => ['--kubeconfig', kubeconfig(name), '--http-port', '0', '--metrics-secure=false', '--exchange-rate-url', cluster.provider.url, '--exchange-rate-allow-http', '--leader-election-lease', LEASE]);
+  const replicas = new Replicas(REPLICAS, cluster.dir, (name) => ['--kubeconfig', kubeconfig(name), '--http-port', '0', '--metrics-secure=false', '--exchange-rate-url', cluster.provider.url, '--exchange-rate-allow-http', '--leader-election-lease', LEASE, `--copyrator-trusted-namespaces=${NS.copySource}`]);
   const workload = new Workload(cluster.objects, workRng, history);
   const leaks = new LeakScanner((where) => checker.violate('secret-leak', where));
   let restarts = 0;

@@ -179,9 +179,15 @@ export interface RelatedWatch<Spec> extends Collection {
    * queues exactly those resources. Absent: the whole collection is watched once and any
    * change queues every resource of the kind (fit for small collections such as namespaces).
    */
-  readonly queries?: (resource: CustomResource<Spec>) => readonly Query[];
+  readonly queries?: (resource: CustomResource<Spec>, options: Readonly<Record<string, unknown>>) => readonly Query[];
   /** Cache only the objects' metadata (which exist, their labels), e.g. Secrets whose values the kind must not hold. */
   readonly metadataOnly?: boolean;
+}
+
+/** A child as rendered: its kind, name and namespace. */
+export interface ChildRef {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
 }
 
 /** An observation that failed in a way the user should read in status, e.g. a provider that is down. */
@@ -249,6 +255,12 @@ export interface KindController<Spec, Status, Observation> {
   readonly checkOptions?: (options: Readonly<Record<string, unknown>>) => void;
   /** Whether this controller serves the resource at all (e.g. an option naming one rule); all by default. */
   readonly serves?: (resource: CustomResource<Spec, Status>, options: Readonly<Record<string, unknown>>) => boolean;
+  /**
+   * How status, Events and the Ready message name a rendered child left alone as a conflict,
+   * where the resource's users may not see every namespace its children live in (e.g. name it
+   * without its namespace); default `Kind namespace/name`.
+   */
+  readonly describeConflict?: (resource: CustomResource<Spec, Status>, child: ChildRef, options: Readonly<Record<string, unknown>>) => string;
   /** The kind's own status fields, beside conditions and observedGeneration. */
   readonly status?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome) => Partial<Status>;
   /**

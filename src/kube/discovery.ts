@@ -1,4 +1,5 @@
 import type { KubeJson } from '../core/kube-json';
+import { isLabelKey, isLabelValue } from '../schema/labels';
 import { KubeRest } from './rest';
 
 /** Where a collection lives in the API, as discovery tells. */
@@ -100,8 +101,21 @@ export function collectionPath(collection: ResolvedCollection, namespace?: strin
   return collection.namespaced && namespace ? `${collection.base}/namespaces/${namespace}/${collection.resource}` : `${collection.base}/${collection.resource}`;
 }
 
-/** `a=1,b=2`, sorted, so equal selectors share one watch. */
+/**
+ * `a=1,b=2`, sorted, so equal selectors share one watch. Equality terms only: a key or value
+ * outside the label grammar (which could spell `!=`, `in (...)` or a further term after `,`)
+ * is refused, never sent.
+ */
 export function labelSelector(labels: Readonly<Record<string, string>> | undefined): string | undefined {
   const entries = Object.entries(labels ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [key, value] of entries) {
+    if (!isLabelKey(key)) throw new Error(`label selector: ${JSON.stringify(key)} is no label key`);
+    if (typeof value !== 'string' || !isLabelValue(value)) throw new Error(`label selector: the value of ${key} is no label value: ${JSON.stringify(value)}`);
+  }
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+}
+
+/** Whether an object's labels carry every key of `selector` with its value (what labelSelector asks the API server). */
+export function matchesLabels(labels: Readonly<Record<string, string>> | undefined, selector: Readonly<Record<string, string>> | undefined): boolean {
+  return Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v);
 }

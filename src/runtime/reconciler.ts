@@ -175,7 +175,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
 function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
   return (ctx.kind.controller?.watches ?? [])
     .filter((watch) => watch.queries && optedIn(watch.optIn, ctx.options))
-    .flatMap((watch) => watch.queries!(resource).map((query) => ({ collection: watch, query })));
+    .flatMap((watch) => watch.queries!(resource, ctx.options).map((query) => ({ collection: watch, query })));
 }
 
 /**
@@ -201,7 +201,7 @@ async function serve(ctx: ReconcileContext, owner: Owner, desired: KubeObject[],
     const live = cached ?? (await ctx.objects.find<KubeJson>(child));
     if (adoptsExisting(child) && !live) return {};
     const adopted = adoptsExisting(child) && live && ownedBy(owner.metadata.uid, live);
-    if (live && !claims(labels, live) && !adopted) return { conflict: describeChild(child) };
+    if (live && !claims(labels, live) && !adopted) return { conflict: ctx.kind.controller?.describeConflict?.(owner, child, ctx.options) ?? describeChild(child) };
     if (live && (createdOnly(child) || matches(child, live) || ctx.rewrites.settled(id, child, live))) return { served: live };
     // Ours, written lately, and gone: whoever removed it (a garbage collector finishing the
     // owner's deletion) may know of the owner what the cache does not yet. Ask, once per reconcile.

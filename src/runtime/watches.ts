@@ -1,5 +1,5 @@
 import { CacheReader, Collection, KubeJson, Query } from '../core/kind';
-import { collectionPath, labelSelector, ResolvedCollection } from '../kube/discovery';
+import { collectionPath, labelSelector, matchesLabels, ResolvedCollection } from '../kube/discovery';
 import { KubeObject, objectKey } from '../kube/objects';
 import { ChangeType, Informer, WatchRestart } from './informer';
 import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
@@ -139,8 +139,9 @@ export class KindWatches implements CacheReader {
   async ensure(owner: string, wanted: readonly { collection: Collection; query: Query }[]): Promise<void> {
     const keys = new Set<string>();
     const waits: Promise<void>[] = [];
-    for (const { collection, query } of wanted) {
-      const key = queryKey(collection, query);
+    // Every key first: a query refused (its labels are no selector) starts no watch, and leaves none half-owned.
+    const keyed = wanted.map(({ collection, query }) => ({ collection, query, key: queryKey(collection, query) }));
+    for (const { collection, query, key } of keyed) {
       keys.add(key);
       let shared = this.queries.get(key);
       if (!shared) shared = this.startQuery(key, collection, query);
@@ -233,14 +234,13 @@ export class KindWatches implements CacheReader {
   }
 
   private readable(collection: Collection, query: Query): KubeJson[] {
+    // Checked again here, whatever the watch was asked: a cache holds only what its query selects.
+    const selected = (o: KubeJson) => (!query.namespace || o.metadata.namespace === query.namespace) && matchesLabels(o.metadata.labels, query.labels);
     const shared = this.queries.get(queryKey(collection, query));
-    if (shared) return [...shared.informer.cache.values()] as KubeJson[];
+    if (shared) return ([...shared.informer.cache.values()] as KubeJson[]).filter(selected);
     const whole = this.collections.get(collectionKey(collection));
     if (!whole) throw new Error(`${collectionKey(collection)} is not watched for this kind: declare it in manages or watches`);
-    const selector = Object.entries(query.labels ?? {});
-    return ([...whole.informer.cache.values()] as KubeJson[]).filter(
-      (o) => (!query.namespace || o.metadata.namespace === query.namespace) && selector.every(([k, v]) => o.metadata.labels?.[k] === v),
-    );
+    return ([...whole.informer.cache.values()] as KubeJson[]).filter(selected);
   }
 
   private startQuery(key: string, collection: Collection, query: Query): SharedQuery {

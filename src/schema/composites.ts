@@ -132,6 +132,9 @@ export class ArraySchema<T, Input = T> extends Schema<T[], Input[]> {
 export interface MapOptions {
   readonly description: string;
   readonly minProperties?: number;
+  readonly maxProperties?: number;
+  /** A rule every key must follow (OpenAPI cannot constrain keys): CEL over the map, e.g. `self.all(k, ...)`, and the same per key in TypeScript. */
+  readonly keys?: { readonly cel: string; readonly message: string; readonly holds: (key: string) => boolean };
 }
 
 /** A string-keyed map, such as a label selector. */
@@ -142,7 +145,9 @@ export class MapSchema<T, Input = T> extends Schema<Record<string, T>, Record<st
     private readonly options: MapOptions,
   ) {
     super();
-    this.openApi = { type: 'object', ...options, additionalProperties: values.openApi };
+    const { keys, ...openApi } = options;
+    const rules = keys ? { 'x-kubernetes-validations': [{ rule: keys.cel, message: keys.message }] } : {};
+    this.openApi = { type: 'object', ...openApi, additionalProperties: values.openApi, ...rules };
   }
 
   check(value: unknown, path: string, errors: FieldError[]): Record<string, T> {
@@ -155,6 +160,10 @@ export class MapSchema<T, Input = T> extends Schema<Record<string, T>, Record<st
     if (minProperties !== undefined && entries.length < minProperties) {
       errors.push({ field: path, message: `must have at least ${minProperties} entr${minProperties === 1 ? 'y' : 'ies'}` });
     }
+    const { maxProperties, keys } = this.options;
+    if (maxProperties !== undefined && entries.length > maxProperties) errors.push({ field: path, message: `must have at most ${maxProperties} entries` });
+    const badKeys = entries.map(([k]) => k).filter((k) => keys && !keys.holds(k));
+    if (keys && badKeys.length) errors.push({ field: path, message: `${keys.message}, got ${badKeys.map((k) => JSON.stringify(k)).join(', ')}` });
     return Object.fromEntries(entries.map(([k, v]) => [k, this.values.check(v, joinPath(path, k), errors)]));
   }
 }

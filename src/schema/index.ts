@@ -2,6 +2,7 @@ import { ArraySchema, ListOptions, MapOptions, MapSchema, ObjectOptions, ObjectS
 import { StringOrListOptions, StringOrListSchema } from './string-or-list';
 import { BooleanSchema, IntegerSchema, NumberOptions, QuantitySchema, StringOptions, StringSchema } from './scalars';
 import { DefaultedIf, Schema } from './schema';
+import { labelMap } from './labels';
 
 export * from './schema';
 export { ObjectSchema, Optional, schemaOf, type InferObject, type InferInputObject } from './composites';
@@ -21,8 +22,11 @@ export const s = {
   stringOrList: <T extends string>(item: StringSchema<T>, options: StringOrListOptions) => new StringOrListSchema(item, options),
   array: <T, Input>(items: Schema<T, Input>, options: ListOptions) => new ArraySchema(items, options),
   map: <T, Input>(values: Schema<T, Input>, options: MapOptions) => new MapSchema(values, options),
+  /** Label keys to label values, in the label grammar (a selector, or labels to set). */
+  labelMap,
   object: <P extends Record<string, Schema<unknown> | Optional<unknown>>, O extends ObjectOptions<InferObject<P>>>(properties: P, options: O) =>
     new ObjectSchema(properties, options) as ObjectSchema<P> & DefaultedIf<O>,
   optional: <T, Input>(schema: Schema<T, Input>) => new Optional(schema),
 };
 export { asList } from './string-or-list';
+export { isLabelKey, isLabelValue } from './labels';

@@ -74,7 +74,8 @@ beforeAll(async () => {
   for (const replicaPort of [a, b]) replicas.push(new ConversionWebhook(objects().rest, { kinds: CONVERTED, namespace: OPERATOR_NAMESPACE, port: replicaPort, host: '127.0.0.1', url, timing: TIMING }, log));
   expect(await Promise.all(replicas.map((r) => r.start()))).toEqual([true, true]);
   // The controller reconciles; conversion is the replicas' above.
-  controller = startController([`--kubeconfig=${cluster.plane.kubeconfig}`, '--leader-election=false', '--http-port=0', '--kinds=copyrators,databases'], join(dir, 'controller.log'));
+  // The rule copies into another namespace: the administrator trusts its namespace (docs/kinds/copyrator.md).
+  controller = startController([`--kubeconfig=${cluster.plane.kubeconfig}`, '--leader-election=false', '--http-port=0', '--kinds=copyrators,databases', `--copyrator-trusted-namespaces=${NAMESPACE}`], join(dir, 'controller.log'));
   await objects().apply(source('first'));
   for (const o of [rule, database]) {
     await applyInOrder(objects(), [o]);

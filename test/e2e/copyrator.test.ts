@@ -27,10 +27,16 @@ const configMap = (ns: string, name: string, extra?: Extra) => object('ConfigMap
 const secret = (ns: string, name: string, extra?: Extra) => object('Secret', ns, name, extra);
 const rule = (ns: string, name: string, body: Record<string, unknown>): KubeObject => ({ apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name, namespace: ns }, ...body });
 
+/**
+ * The administrator step that keeps the original's rules working as they did (docs/kinds/copyrator.md):
+ * the namespaces whose rules below copy from and into other namespaces are trusted.
+ */
+const TRUSTED = ['--copyrator-trusted-namespaces', 'default,src-1,src-2,list-dst'];
+
 function startServing(args: string[] = [], env: Record<string, string> = {}): ControllerProcess {
   const file = join(cluster.dir, `controller-${logs.length}.log`);
   logs.push(file);
-  return startController(['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'copyrators', '--leader-election=false', '--http-port', '0', ...args], file, env);
+  return startController(['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'copyrators', '--leader-election=false', '--http-port', '0', ...TRUSTED, ...args], file, env);
 }
 
 const ready = (o: KubeObject, status: 'True' | 'False', reason?: string) => whenReady(objects, o, status, reason, controller.logFile);

@@ -42,7 +42,8 @@ beforeAll(async () => {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(cluster.plane.kubeconfig);
   provisioner = await startStorageProvisioner(kc);
-  const args = ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'copyrators,databases', '--leader-election=false', '--http-port', '0'];
+  // The administrator step that lets the original rule in default copy cluster-wide (docs/kinds/copyrator.md).
+  const args = ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'copyrators,databases', '--leader-election=false', '--http-port', '0', '--copyrator-trusted-namespaces=default'];
   controller = startController(args, join(cluster.dir, 'controller.log'));
 }, 120_000);
 

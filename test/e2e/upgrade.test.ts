@@ -109,7 +109,8 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
       await watch.start();
 
       const startNew = async () => {
-        newController = startController([...common, ...cluster!.webhookArgs], join(dir, 'controller.log'), env);
+        // The administrator step of the upgrade: the originals' rule copies from default, so its namespace is trusted (docs/install.md).
+        newController = startController([...common, ...cluster!.webhookArgs, '--copyrator-trusted-namespaces=originals'], join(dir, 'controller.log'), env);
         // A rolling update: the old replica stops once the new one is ready, i.e. serves conversion.
         const versioned = before.find((o) => hasVersions(kindOf(o)))!;
         await eventually('the new controller to serve conversion', () => objects().find(inVersion(versioned, kindOf(versioned).version)), 60_000);

@@ -77,7 +77,7 @@ describe('Argo CD health and kstatus of live objects', () => {
 
   it('say Healthy/Current, Degraded/Failed and Progressing/InProgress for what the controller wrote', async () => {
     controller = startController(
-      ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars,copyrators,databases', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', cluster.provider.url, '--exchange-rate-allow-http'],
+      ['--kubeconfig', cluster.plane.kubeconfig, '--kinds', 'exchangerates,guitars,copyrators,databases', '--leader-election=false', '--http-port', '0', '--exchange-rate-url', cluster.provider.url, '--exchange-rate-allow-http', `--copyrator-trusted-namespaces=${ns}`],
       join(cluster.dir, 'controller.log'),
     );
     const live = [

@@ -107,6 +107,14 @@ describe('dist/helm with the real helm', () => {
     expect(withSecrets.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['ClusterRole//cdk8s-operators:copyrators', 'Deployment/cdk8s-operators/controller']);
   });
 
+  it('passes the kinds\u2019 install values to the controller as flags (the copyrator administrator step), changing nothing else', () => {
+    const plain = helmTemplate();
+    const rendered = helmTemplate('--set', 'copyratorTrustedNamespaces={platform,team-*}');
+    expect(controllerOf(rendered).container.args).toContain('--copyrator-trusted-namespaces=platform,team-*');
+    expect(controllerOf(plain).container.args.some((a) => a.startsWith('--copyrator-trusted-namespaces'))).toBe(false);
+    expect(rendered.filter((o) => !isDeepStrictEqual(o, plain.find((p) => id(p) === id(o)))).map(id)).toEqual(['Deployment/cdk8s-operators/controller']);
+  });
+
   it('grants no RBAC for a kind not served, nor installs what only that kind needs; keeps every CRD, which the controller still converts and migrates', () => {
     const rendered = helmTemplate('--set', 'kinds={exchangerates}');
     const served = rendered.filter((o) => o.kind === 'ClusterRole' && /^cdk8s-operators:[a-z]+s$/.test(o.metadata.name)).map((o) => o.metadata.name);
@@ -192,6 +200,7 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'withoutExtraGroups={copyrators.test.com}'], "at '/withoutExtraGroups/0': value must be one of 'copyrators.flant.com', 'databases.stable.imaginedata.co'"],
     [['--set', 'withoutExtraGroups=flant.com'], "at '/withoutExtraGroups': got string, want array"],
     [['--set', 'ui.replicas=1'], "at '/ui': additional properties 'replicas' not allowed"],
+    [['--set', 'copyratorTrustedNamespaces=platform'], "at '/copyratorTrustedNamespaces': got string, want array"],
     [['--set', 'webhookCertificates=vault'], "at '/webhookCertificates': value must be one of 'self', 'cert-manager'"],
     [['--set', 'extraImages={registry.example.com/pg:17}'], "at '/extraImages/0': 'registry.example.com/pg:17' does not match pattern"],
     [['--set', 'extraImages=postgres'], "at '/extraImages': got string, want array"],

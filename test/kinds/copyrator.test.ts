@@ -2,7 +2,7 @@ import { validateResource } from '../../src/core/kind';
 import { renderChildren } from '../../src/core/render';
 import { KubeJson } from '../../src/core/kind';
 import { convertObject } from '../../src/core/versions';
-import { COPIED_FROM_ANNOTATION, CopyratorSpec, CopyratorSpecV1, copyratorKind, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
+import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION, COPIED_FROM_ANNOTATION, CopyratorSpec, CopyratorSpecV1, copyratorKind, isSealed, mayCopy, mayWriteInto, namedIn, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
 
 const rule = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'shared', namespace: 'src' }, spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } };
 const configMap = (name: string, extra: Partial<SourceObject> = {}): SourceObject => ({
@@ -15,7 +15,7 @@ const configMap = (name: string, extra: Partial<SourceObject> = {}): SourceObjec
 
 describe('CopyratorRule copies', () => {
   it('copies every source into every target, keeping data, labels and annotations but no identity', () => {
-    const copies = renderChildren(copyratorKind, rule as never, { sources: [configMap('a'), configMap('b')], targets: ['t1', 't2'] });
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [configMap('a'), configMap('b')], targets: ['t1', 't2'], refused: [] });
     expect(copies.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort()).toEqual(['t1/a', 't1/b', 't2/a', 't2/b']);
     const copy = copies[0];
     expect(copy.data).toEqual({ key: 'value' });
@@ -27,13 +27,13 @@ describe('CopyratorRule copies', () => {
   it('keeps a Secret\u2019s type and never copies service-account tokens or kube-root-ca.crt', () => {
     const secret: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls', namespace: 'src' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Y2VydA==' } };
     const token: SourceObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sa', namespace: 'src' }, type: 'kubernetes.io/service-account-token' };
-    const copies = renderChildren(copyratorKind, rule as never, { sources: [secret, token, configMap('kube-root-ca.crt')], targets: ['t'] });
+    const copies = renderChildren(copyratorKind, rule as never, { sources: [secret, token, configMap('kube-root-ca.crt')], targets: ['t'], refused: [] });
     expect(copies.map((c) => [c.kind, c.metadata.name, c.type])).toEqual([['Secret', 'tls', 'kubernetes.io/tls']]);
   });
 
   it('drops kubectl\u2019s last-applied record, which names the source namespace', () => {
     const source = configMap('a', { metadata: { name: 'a', namespace: 'src', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } } });
-    const [copy] = renderChildren(copyratorKind, rule as never, { sources: [source], targets: ['t'] });
+    const [copy] = renderChildren(copyratorKind, rule as never, { sources: [source], targets: ['t'], refused: [] });
     expect(Object.keys(copy.metadata.annotations!)).toEqual([COPIED_FROM_ANNOTATION]);
   });
 
@@ -74,6 +74,41 @@ describe('CopyratorRule namespaces', () => {
     expect(targetNamespaces(spec({ targetNamespaces: ['prod', 'kube-system', 'src'] }), 'src', all)).toEqual(['prod']);
     expect(targetNamespaces(spec({ namespaceSelector: { env: 'prod' } }), 'src', all)).toEqual(['prod']);
     expect(targetNamespaces(spec({ excludeNamespaces: ['default'] }), 'src', all)).toEqual(['dev', 'prod']);
+  });
+});
+
+describe('CopyratorRule consent', () => {
+  const reach = { ruleNamespace: 'team-a', trusted: false, operatorNamespace: 'cdk8s-operators' };
+  const from = (namespace: string, allowed?: string): SourceObject => ({ ...configMap('x'), metadata: { name: 'x', namespace, ...(allowed !== undefined ? { annotations: { [ALLOWED_NAMESPACES_ANNOTATION]: allowed } } : {}) } });
+
+  it('reads names and * patterns from a comma-separated list', () => {
+    expect(namedIn('team-b, team-a', 'team-a')).toBe(true);
+    expect(namedIn('team-*', 'team-a')).toBe(true);
+    expect(namedIn('*', 'anything')).toBe(true);
+    expect(namedIn('team-a.*', 'team-ab')).toBe(false); // a dot is no pattern
+    expect(namedIn('team', 'team-a')).toBe(false);
+    expect(namedIn(['team-b', 'team-?'], 'team-a')).toBe(false);
+    expect(namedIn('', 'team-a')).toBe(false);
+    expect(namedIn(undefined, 'team-a')).toBe(false);
+  });
+
+  it('copies the rule\u2019s own objects, another namespace\u2019s only with consent, and never kube-* or the operator\u2019s', () => {
+    expect(mayCopy(reach, from('team-a'))).toBe(true);
+    expect(mayCopy(reach, from('team-b'))).toBe(false);
+    expect(mayCopy(reach, from('team-b', 'team-c'))).toBe(false);
+    expect(mayCopy(reach, from('team-b', 'team-c,team-a'))).toBe(true);
+    expect(mayCopy(reach, from('kube-system', '*'))).toBe(false);
+    expect(mayCopy(reach, from('cdk8s-operators', '*'))).toBe(false);
+    expect(mayCopy({ ...reach, trusted: true }, from('team-b'))).toBe(true);
+    expect(mayCopy({ ...reach, trusted: true }, from('kube-public'))).toBe(false);
+    expect(isSealed({ ...reach, ruleNamespace: 'kube-system' }, 'kube-system')).toBe(false);
+  });
+
+  it('writes into the rule\u2019s own namespace, and another only when it accepts copies from the rule\u2019s', () => {
+    expect(mayWriteInto(reach, { name: 'team-a' })).toBe(true);
+    expect(mayWriteInto(reach, { name: 'team-b' })).toBe(false);
+    expect(mayWriteInto(reach, { name: 'team-b', annotations: { [ACCEPT_FROM_ANNOTATION]: 'team-*' } })).toBe(true);
+    expect(mayWriteInto({ ...reach, trusted: true }, { name: 'team-b' })).toBe(true);
   });
 });
 

@@ -55,6 +55,8 @@ beforeAll(async () => {
     [
       ...['--kubeconfig', process.env.TEST_KUBECONFIG!, '--kinds', 'exchangerates,copyrators,databases', '--namespace', ns, '--http-port', '0'],
       ...['--leader-election-namespace', ns, '--exchange-rate-url', provider.url, '--exchange-rate-allow-http', '--exchange-rate-timeout', '1s'],
+      // The rule copies into another namespace: the administrator trusts its namespace (docs/kinds/copyrator.md).
+      `--copyrator-trusted-namespaces=${ns}`,
     ],
     join(dir, 'controller.log'),
   );

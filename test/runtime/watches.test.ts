@@ -98,6 +98,13 @@ describe('KindWatches: shared label-selected watches of related collections', ()
     children.stop();
   });
 
+  it('starts no watch for a query whose labels could spell a selector operator', async () => {
+    const before = watches.queryWatches;
+    await expect(watches.ensure('ns/injected', [{ collection: configMaps, query: { namespace, labels: { 'pick!': 'a' } } }])).rejects.toThrow('"pick!" is no label key');
+    await expect(watches.ensure('ns/injected', [{ collection: configMaps, query: { namespace, labels: { pick: 'a,other=b' } } }])).rejects.toThrow('the value of pick is no label value');
+    expect(watches.queryWatches).toBe(before);
+  });
+
   it('refuses to read a collection the kind never declared', () => {
     expect(() => watches.list({ apiGroup: 'apps', resource: 'deployments' })).toThrow('apps/deployments is not watched for this kind: declare it in manages or watches');
   });

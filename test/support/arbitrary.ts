@@ -160,7 +160,7 @@ function arrayOf(node: OpenApiSchema, sizing: Sizing): fc.Arbitrary<unknown[]> {
 }
 
 function mapOf(node: OpenApiSchema, sizing: Sizing): fc.Arbitrary<Record<string, unknown>> {
-  return fc.dictionary(keyOf(), valueOf(node.additionalProperties!, [], sizing), {
+  return fc.dictionary(keyOf(keyPatternOf(node)), valueOf(node.additionalProperties!, [], sizing), {
     noNullPrototype: true,
     ...sizing,
     ...(node.minProperties === undefined ? {} : { minKeys: node.minProperties }),
@@ -168,9 +168,19 @@ function mapOf(node: OpenApiSchema, sizing: Sizing): fc.Arbitrary<Record<string,
   });
 }
 
-/** A map's key: any text (a `__proto__` key is left out: JavaScript objects, not the schema, treat it apart). */
-function keyOf(): fc.Arbitrary<string> {
-  return fc.oneof(fc.string({ unit: 'grapheme-ascii' }), fc.string({ unit: 'grapheme' })).filter((k) => k !== '__proto__');
+/**
+ * A map's key: any text, or text matching the pattern a CEL rule puts on every key
+ * (`self.all(k, k.matches('re') ...)`, e.g. label keys), so that most maps stay valid; a
+ * `__proto__` key is left out (JavaScript objects, not the schema, treat it apart).
+ */
+function keyOf(pattern?: string): fc.Arbitrary<string> {
+  const text = pattern ? fc.stringMatching(new RegExp(pattern, 'u'), { maxLength: 253 }) : fc.oneof(fc.string({ unit: 'grapheme-ascii' }), fc.string({ unit: 'grapheme' }));
+  return text.filter((k) => k !== '__proto__');
+}
+
+function keyPatternOf(node: OpenApiSchema): string | undefined {
+  const form = /^self\.all\((\w+), \1\.matches\('((?:[^'\\]|\\.)*)'\)/;
+  return (node['x-kubernetes-validations'] ?? []).map((r) => form.exec(r.rule)?.[2]).find((p) => p !== undefined);
 }
 
 function recordOf(node: OpenApiSchema, sizing: Sizing): fc.Arbitrary<Record<string, unknown>> {

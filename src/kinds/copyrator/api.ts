@@ -4,16 +4,14 @@ import { Infer, s } from '../../schema';
 const DNS_LABEL = { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', patternHint: 'a namespace name (lower-case letters, digits and "-")', maxLength: 63 };
 const namespaceName = (description: string) => s.string({ description, ...DNS_LABEL });
 const namespaceList = (description: string) => s.array(namespaceName('A namespace name.'), { description, unique: true, maxItems: 256 });
-const labelMap = (description: string, minProperties?: number) =>
-  s.map(s.string({ description: 'A label value.', maxLength: 63 }), { description, ...(minProperties ? { minProperties } : {}) });
 
 const narrowingFields = {
   targetNamespaces: s.optional(namespaceList('Copy only into these namespaces; default: every Active namespace but the sources and kube-*.')),
-  namespaceSelector: s.optional(labelMap('Copy only into namespaces carrying all these labels.')),
+  namespaceSelector: s.optional(s.labelMap('Copy only into namespaces carrying all these labels.')),
   excludeNamespaces: s.optional(namespaceList('Never copy into these namespaces.')),
 };
 const ruleType = s.enum(['configmap', 'secret'], { description: 'What to copy: configmap or secret.' });
-const selector = labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1);
+const selector = s.labelMap('Labels a source object must carry to be copied, e.g. copyrator: "true"; must not be empty.', 1);
 
 /** v2, the hub: every field under spec, the sources in one list. */
 export const copyratorSpec = s.object(

@@ -4,7 +4,7 @@ import { declareResource } from '../../core/declare';
 import { copyratorSpec } from './api';
 import { copyratorKind } from '.';
 
-/** Copies every ConfigMap labelled copyrator: "true" in the examples namespace into every other namespace. */
+/** Copies every ConfigMap labelled copyrator: "true" in the examples namespace into every namespace that accepts copies from it (docs/kinds/copyrator.md). */
 export function copyratorExample(scope: Construct, namespace: string): ApiObject {
   return declareResource(scope, copyratorKind, copyratorSpec, {
     metadata: { name: 'shared-config', namespace },

@@ -9,6 +9,7 @@ export * from './api';
 export * from './sources';
 export * from './controller';
 export * from './namespaces';
+export * from './consent';
 
 /** CopyratorRule: copies labelled ConfigMaps or Secrets across namespaces (drop-in for the copyrator operator). */
 export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, CopyratorObservation> = {

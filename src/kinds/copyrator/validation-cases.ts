@@ -52,6 +52,11 @@ export const olderValidationCases: ValidationCases[] = [{
       field: 'spec',
     },
     { name: 'neither layout', body: {}, field: 'ruleType' },
+    // Selector injection: `x!` would be sent as `x!=y`, which matches every object.
+    { name: 'a selector key ending in an operator', body: { spec: { ruleType: 'configmap', selector: { 'x!': 'y' } } }, field: 'spec.selector' },
+    { name: 'a top-level selector key with a space', body: { ruleType: 'configmap', selector: { 'a in (b)': 'c' } }, field: 'selector' },
+    { name: 'a selector value with a comma (a further term)', body: { spec: { ruleType: 'configmap', selector: { team: 'a,kind!=x' } } }, field: 'spec.selector.team' },
+    { name: 'a namespaceSelector key with =', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaceSelector: { 'env=prod': 'x' } } }, field: 'spec.namespaceSelector' },
   ],
 }];
 
@@ -62,6 +67,7 @@ export const validationCases: ValidationCases = {
     { name: 'sources and every narrowing field', body: { spec: { ruleType: 'secret', selector: { team: 'a' }, namespaces: ['src-a', 'src-b'], targetNamespaces: ['dst-a'], namespaceSelector: { env: 'prod' }, excludeNamespaces: ['dst-b'] } } },
     // v1 never refused a source named as a target in `namespace`; v2 keeps taking it (a source is never a target).
     { name: 'a source that is also named a target', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: ['x'], targetNamespaces: ['x'] } } },
+    { name: 'prefixed label keys and an empty value', body: { spec: { ruleType: 'configmap', selector: { 'app.kubernetes.io/name': 'web', 'example.com/shared': '' }, namespaceSelector: { 'kubernetes.io/metadata.name': 'prod' } } } },
   ],
   invalid: [
     { name: 'no spec', body: {}, field: 'spec' },
@@ -69,5 +75,12 @@ export const validationCases: ValidationCases = {
     { name: 'a namespace with capitals', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: ['Prod'] } }, field: 'spec.namespaces[0]' },
     { name: 'namespaces as a string', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaces: 'default' } }, field: 'spec.namespaces' },
     { name: 'an empty selector', body: { spec: { ruleType: 'configmap', selector: {} } }, field: 'spec.selector' },
+    { name: 'a selector key ending in an operator', body: { spec: { ruleType: 'configmap', selector: { 'x!': 'y' } } }, field: 'spec.selector' },
+    { name: 'a selector key with a bad prefix', body: { spec: { ruleType: 'configmap', selector: { 'Example.com/a': 'y' } } }, field: 'spec.selector' },
+    { name: 'a selector key of 64 characters', body: { spec: { ruleType: 'configmap', selector: { ['k'.repeat(64)]: 'y' } } }, field: 'spec.selector' },
+    { name: 'a selector value with a comma', body: { spec: { ruleType: 'configmap', selector: { team: 'a,b' } } }, field: 'spec.selector.team' },
+    { name: 'a selector value with =', body: { spec: { ruleType: 'configmap', selector: { team: 'a=b' } } }, field: 'spec.selector.team' },
+    { name: 'a namespaceSelector value with !', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaceSelector: { env: '!prod' } } }, field: 'spec.namespaceSelector.env' },
+    { name: 'a namespaceSelector key with a space', body: { spec: { ruleType: 'configmap', selector: { a: 'b' }, namespaceSelector: { 'env notin': 'x' } } }, field: 'spec.namespaceSelector' },
   ],
 };
