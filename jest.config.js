@@ -14,4 +14,6 @@ module.exports = {
   globalTeardown: '<rootDir>/test/controlplane/global-teardown.ts',
   testTimeout: 120_000,
   maxWorkers: 2,
+  // Longest files first (test/durations.json), so that neither worker is left alone with the soak at the end.
+  testSequencer: '<rootDir>/test/sequencer.js',
 };
