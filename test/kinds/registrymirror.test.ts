@@ -13,7 +13,7 @@ import {
 import { RegistryMirrorCache } from '../../src/kinds/registrymirror/cache';
 import { registryMirrorExample } from '../../src/kinds/registrymirror/example';
 import { NODE_CERTS_MOUNT, nodeConfigScript, removeCommand } from '../../src/kinds/registrymirror/node-config';
-import { NODE_CONFIG_IMAGE } from '../../src/kinds/registrymirror/names';
+import { CACHE_IMAGE, NODE_CONFIG_IMAGE } from '../../src/kinds/registrymirror/names';
 
 type Mirror = CustomResource<RegistryMirrorSpec, RegistryMirrorStatus>;
 
@@ -72,7 +72,7 @@ describe('RegistryMirror children', () => {
     expect(spec.replicas).toBe(1);
     for (const s of [service, headless]) expect((s.spec as Json).selector).toEqual(spec.selector.matchLabels);
     expect(spec.template.metadata.labels).toEqual(spec.selector.matchLabels);
-    expect(container(statefulSet)).toMatchObject({ image: 'registry:2', ports: [{ containerPort: 5000 }] });
+    expect(container(statefulSet)).toMatchObject({ image: CACHE_IMAGE, ports: [{ containerPort: 5000 }] });
     expect(container(statefulSet).readinessProbe).toEqual({ httpGet: { path: '/', port: 5000 }, periodSeconds: 10 });
   });
 

@@ -13,7 +13,7 @@ export interface RegistryMirrorCacheProps {
   readonly spec: RegistryMirrorSpec;
   /** Who may pull: the pull Secret's htpasswd guards the registry, and only the nodes' network reaches it, where given. @default anyone */
   readonly access?: PullAccess;
-  /** The registry image; it must read the REGISTRY_* variables of distribution 2. @default registry:2 */
+  /** The registry image; it must read the REGISTRY_* variables of distribution 2. @default CACHE_IMAGE (registry 2.8.3, by digest) */
   readonly image?: string;
 }
 

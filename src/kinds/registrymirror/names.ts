@@ -7,8 +7,8 @@ export const MIRRORS_NAMESPACE = 'registry-mirrors';
 export const MIRROR_PORT = 5000;
 /** Where containerd looks for per-registry host configuration (its `config_path`). */
 export const CONTAINERD_CERTS_DIR = '/etc/containerd/certs.d';
-/** The pull-through cache's image: distribution 2, which reads the REGISTRY_* variables. */
-export const CACHE_IMAGE = 'registry:2';
+/** The pull-through cache's image: distribution 2.8.3, which reads the REGISTRY_* variables, pinned by digest (a tag that moves would change what serves every node's pulls). */
+export const CACHE_IMAGE = 'registry:2.8.3@sha256:a3d8aaa63ed8681a604f1dea0aa03f100d5895b6a58ace528858a7b332415373';
 /** The node DaemonSet's image (a POSIX sh, awk, grep, cp, mv, rm and sleep), pinned by digest: a tag that moves would change what runs as root on every node. */
 export const NODE_CONFIG_IMAGE = 'busybox:1.37@sha256:9db7b59979c38555a39def84a31fb98b5296952f9e3afd4f6f11f05b07adfab0';
 
