@@ -51,6 +51,18 @@ const ORIGINALS: KubeObject[] = [
   { apiVersion: 'stable.imaginedata.co/v1', kind: 'Database', metadata: { name: 'inventory', namespace: 'originals' }, spec: { name: 'inventory', 'storage-size': '1Gi', replicas: 1 } } as KubeObject,
 ];
 
+/**
+ * What upgrading to this release does to the users' objects by design (docs/install.md#upgrading):
+ * a Database reads the defaults of its security fields (superuserAccess false, tls Required: they
+ * apply to Databases made before too), and the children whose Pods the release changes roll once
+ * (a Database's servers, for TLS; a mirror's node DaemonSet, for its image pinned by digest), each
+ * owner showing only its progress reasons meanwhile. Every other object must read and stay as it was.
+ */
+const NEW_DEFAULTS: Readonly<Record<string, Record<string, unknown>>> = { Database: { superuserAccess: false, tls: 'Required' } };
+const ROLLED: Readonly<Record<string, readonly string[]>> = { databases: ['ChildNotReady', 'ReplicasNotReady', 'Rolling'], registrymirrors: ['ChildNotReady', 'NodesPending', 'CacheNotReady'] };
+const withNewDefaults = (o: Json): Json => (NEW_DEFAULTS[o.kind] ? { ...o, spec: { ...o.spec, ...NEW_DEFAULTS[o.kind] } } : o);
+const rolledByDesign = (lapse: string) => Object.entries(ROLLED).some(([plural, reasons]) => lapse.includes(`/${plural} `) && reasons.some((reason) => lapse.endsWith(`(${reason})`)));
+
 let released: Released;
 beforeAll(() => {
   released = buildReleased(RELEASED_COMMIT);
@@ -138,7 +150,7 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
     it('loses nothing: every object reads in v1 as it did before, the same object (uid)', async () => {
       const after = await listV1();
       expect(after.map(name).sort()).toEqual(before.map(name).sort());
-      for (const o of before) expect(content(await objects().get<Json>(o))).toEqual(content(o));
+      for (const o of before) expect(content(await objects().get<Json>(o))).toEqual(content(withNewDefaults(o)));
     });
 
     it('reads every object of a kind with several versions the same in v1 and in its hub version', async () => {
@@ -154,7 +166,7 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
       const sample = await objects().get<Json>({ apiVersion: 'test.com/v2', kind: 'CopyratorRule', metadata: { name: 'sample', namespace: 'originals' } });
       expect([sample.spec, sample.ruleType]).toEqual([{ ruleType: 'configmap', selector: { copyrator: 'true' }, namespaces: ['default'] }, undefined]);
       const sampledb = await objects().get<Json>({ apiVersion: 'stable.imaginedata.com/v2', kind: 'Database', metadata: { name: 'sampledb', namespace: 'originals' } });
-      expect(sampledb.spec).toEqual({ name: 'name-of-database', port: 5432, storageSize: '50G', image: 'super-great-docker-image', replicas: 3, deletionPolicy: 'Snapshot' });
+      expect(sampledb.spec).toEqual({ name: 'name-of-database', port: 5432, storageSize: '50G', image: 'super-great-docker-image', replicas: 3, deletionPolicy: 'Snapshot', ...NEW_DEFAULTS.Database });
     });
 
     it('migrates the storage: every object rewritten once, every versioned CRD stores its hub alone, the others still v1', async () => {
@@ -184,12 +196,12 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
       expect((await objects().rest.request<Json>('GET', path('v1'))).spec).toMatchObject({ backup: { retention: 9 }, 'storage-size': (orders.spec as Record<string, unknown>)['storage-size'] });
     });
 
-    it('kept every object Ready throughout: no status seen after it first was Ready says otherwise', async () => {
+    it('kept every object Ready throughout, but for the rollouts this release makes: no other status seen after it first was Ready says otherwise', async () => {
       // The writes above are reconciled too: give the controller a moment to have written any status.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const statuses = [...watch!.seen.values()].reduce((n, seen) => n + seen.length, 0);
       console.log(`upgraded ${how}: ${before.length} objects, ${statuses} statuses seen, the watch started over ${watch!.restarts} times`);
-      expect(watch!.lapses()).toEqual([]);
+      expect(watch!.lapses().filter((lapse) => !rolledByDesign(lapse))).toEqual([]);
       expect(watch!.readyNow().length).toBe(before.length);
     });
   });
