@@ -120,8 +120,8 @@ async function start(): Promise<void> {
   children.push(
     // It serves conversion on loopback, where the CRDs point (no Service routes to this machine).
     new DevChild('controller', [bin, 'controller', kubeconfig, '--leader-election=false', '--http-port=0', '--metrics-port=0', '--conversion-webhook=true', `--webhook-url=${webhookUrl}`, `--webhook-port=${webhookPort}`, '--webhook-host=127.0.0.1'], { ...env, EXCHANGE_RATE_URL: rateUrl, ...(provider ? { EXCHANGE_RATE_ALLOW_HTTP: 'true' } : {}) }, say, () => stopping),
-    // Only on this machine: the UI acts with the control plane's admin credentials.
-    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`], env, say, () => stopping),
+    // Only on this machine, on loopback: the UI acts with the control plane's admin credentials, without a login (an explicit opt-in).
+    new DevChild('ui', [bin, 'ui', kubeconfig, '--host=127.0.0.1', `--port=${uiPort}`, '--auth=service-account'], env, say, () => stopping),
   );
   for (const c of children) c.start();
   const uiUrl = `http://127.0.0.1:${uiPort}/`;
