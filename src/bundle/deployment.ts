@@ -37,6 +37,8 @@ export interface ControllerDeploymentProps {
   readonly webhookCertificates?: WebhookCertificates;
   /** The kinds' options an administrator set at install, as flags (see OptionSpec.installValue). @default none */
   readonly installArgs?: readonly string[];
+  /** The namespaced install: run with --kinds and --namespace, serving these kinds (plural names) in these namespaces only. @default every kind, everywhere */
+  readonly served?: { readonly kinds: readonly string[]; readonly namespaces: readonly string[] };
 }
 
 /** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
@@ -79,6 +81,7 @@ export class ControllerDeployment extends Construct {
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
+        ...(props.served ? [`--kinds=${props.served.kinds.join(',')}`, `--namespace=${props.served.namespaces.join(',')}`] : []),
         ...(props.installArgs ?? []),
       ],
       env: [

@@ -225,15 +225,20 @@ export class Controller {
     return false;
   }
 
-  /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
+  /**
+   * The kind's children (label-selected, where it may list and watch them) and the collections it
+   * reads: in the namespaces served only (--namespace), each watched on its own, so that Roles there
+   * are all the controller needs.
+   */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
+    const served = kind.scope === 'Namespaced' ? this.settings.namespaces : [];
     const shard = this.settings.sharding?.shard;
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
     for (const permission of kind.manages) {
       if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
         const collection = await this.objects.discovery.resolve(permission.apiGroup, name);
-        if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
+        if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace ? [permission.namespace] : served);
       }
     }
     for (const watch of kind.controller?.watches ?? []) {
@@ -241,7 +246,7 @@ export class Controller {
       const collection = await this.objects.discovery.resolve(watch.apiGroup, watch.resource);
       if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
       if (watch.queries) watches.addQueried(collection, watch.metadataOnly);
-      else watches.addWhole(collection, watch.metadataOnly);
+      else watches.addWhole(collection, watch.metadataOnly, served);
     }
   }
 

@@ -53,7 +53,7 @@ describe('KindWatches: shared label-selected watches of related collections', ()
 
   it('finds an owner\u2019s children by their owner labels, and follows relabelling and deletion', async () => {
     const children = new KindWatches(rest, { child: () => undefined, related: () => undefined }, log);
-    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=children', namespace);
+    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=children', [namespace]);
     children.start();
     await children.waitForSync();
     const owner = (name: string) => ({ 'cdk8s-operators.io/owner-name': name, 'cdk8s-operators.io/owner-namespace': namespace });
@@ -74,7 +74,7 @@ describe('KindWatches: shared label-selected watches of related collections', ()
   it('queues no owner for the echo of its own write of a child, but for every other change of it', async () => {
     const seen: string[] = [];
     const children = new KindWatches(rest, { child: (c) => seen.push(`${c.metadata.name}@${c.metadata.resourceVersion}`), related: () => undefined }, log);
-    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=echoes', namespace);
+    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=echoes', [namespace]);
     children.start();
     await children.waitForSync();
     const child = (name: string, data: string) => ({ ...configMap(name, { 'test-kind': 'echoes' }), data: { a: data } });
