@@ -1,5 +1,8 @@
 import { AnyKind } from './kind';
 
+/** The controller's flag saying its RBAC is the namespaced install's: Roles in its --namespace namespaces only. */
+export const NAMESPACED_RBAC = 'namespaced-rbac';
+
 /**
  * Why the controller cannot serve this kind in some namespaces only, or undefined when it can
  * (see KindDefinition.servesNamespaces): the namespaced install's Roles would not let it work.

@@ -1,4 +1,5 @@
 import { isChildCollection } from '../core/child-policy';
+import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
@@ -227,11 +228,11 @@ export class Controller {
 
   /**
    * The kind's children (label-selected, where it may list and watch them) and the collections it
-   * reads: in the namespaces served only (--namespace), each watched on its own, so that Roles there
-   * are all the controller needs.
+   * reads: for a kind that can be served so, in the namespaces served only (--namespace), each
+   * watched on its own, so that Roles there are all the controller needs; else everywhere.
    */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
-    const served = kind.scope === 'Namespaced' ? this.settings.namespaces : [];
+    const served = whyNotNamespaced(kind) ? [] : this.settings.namespaces;
     const shard = this.settings.sharding?.shard;
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
     for (const permission of kind.manages) {

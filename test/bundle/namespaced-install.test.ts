@@ -42,7 +42,7 @@ describe('the namespaced install', () => {
 
   it('runs the controller on the kinds and namespaces it has Roles for', () => {
     const args = bundle().find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args as string[];
-    expect(args).toEqual(expect.arrayContaining(['--kinds=serveds', '--namespace=team-a,team-b']));
+    expect(args).toEqual(expect.arrayContaining(['--kinds=serveds', '--namespace=team-a,team-b', '--namespaced-rbac']));
   });
 
   it('refuses a kind that cannot be served in some namespaces only, naming it, why and the option', () => {
