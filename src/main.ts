@@ -22,6 +22,7 @@ import { guitarKind } from './kinds/guitar';
 import { MONITORING_DIR, monitoringFiles, monitoringObjects } from './monitoring/manifests';
 import { BUILT_IN_KINDS } from './render-command';
 import { installOptions } from './core/options';
+import { checkNamespaceNames, namespacedKinds } from './core/namespaced';
 import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
 import { GuitarUi } from './ui/install';
 
@@ -117,6 +118,8 @@ export interface AppOptions {
   readonly webhookCertificates?: WebhookCertificates;
   /** The kinds' install options (e.g. --mirror-hosts), by option name; default none. */
   readonly installValues?: Readonly<Record<string, unknown>>;
+  /** The namespaced install (synth's --watch-namespaces): the kinds that can be served so, in these namespaces only, with Roles there; default none (every namespace). */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
@@ -138,6 +141,7 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       sharding: variant.sharding,
       installValues: variant.installValues,
       extraImages: variant.extraImages,
+      watchNamespaces: variant.watchNamespaces,
     }),
   );
   // The fence goes up with the CRDs, a wave before the controller whose requests it judges (Argo CD applies kinds it does not know last in a wave).
@@ -167,7 +171,10 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
 export function buildApp(app: App, options: AppOptions): Chart[] {
   const withoutExtraGroups = options.withoutExtraGroups ?? [];
   const webhookCertificates = options.webhookCertificates ?? 'self';
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds: KINDS, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages })];
+  const watchNamespaces = options.watchNamespaces ?? [];
+  // Namespaced, the controller serves only the kinds that can be served so; every CRD is installed all the same.
+  const kinds = watchNamespaces.length ? namespacedKinds(KINDS) : KINDS;
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds, watchNamespaces, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -245,6 +252,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
       'Image repositories (any tag or digest of each) the controller may run beside those its kinds declare, e.g. registry.example.com/library/postgres for Databases whose spec.image names it: its admission policy refuses every other (docs/security.md).',
   },
   {
+    name: 'watch-namespaces',
+    type: 'list',
+    description:
+      'The namespaced install: the controller serves objects in these namespaces only (--namespace), with Roles there instead of ClusterRoles, and only the kinds that can be served so (docs/install.md#namespaced-install). The namespaces must exist before the install is applied.',
+  },
+  {
     name: 'runbook-url',
     type: 'string',
     description: 'Where the alerts\u2019 runbook links point: the URL of docs/monitoring.md where your copy of this repository is browsed; the repository path by default.',
@@ -290,6 +303,12 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
   } catch (err) {
     throw new UserError([(err as Error).message]);
   }
+  const watchNamespaces = (options['watch-namespaces'] as string[] | undefined) ?? [];
+  try {
+    checkNamespaceNames(watchNamespaces, '--watch-namespaces');
+  } catch (err) {
+    throw new UserError([(err as Error).message]);
+  }
   const leftOut = instances.filter((i) => withoutExtraGroups.includes(crdName(i.kind)));
   if (leftOut.length) throw new UserError(leftOut.map((i) => `${i.where}: ${instanceName(i.kind, i.object)} is in ${crdName(i.kind)}, which --without-extra-groups leaves out`));
   return {
@@ -304,6 +323,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     runbookUrl: (options['runbook-url'] as string | undefined) || undefined,
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
     installValues: Object.fromEntries(installOptions(KINDS).map((spec) => [spec.name, options[spec.name]])),
+    watchNamespaces,
   };
 }
 

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { SECRET_COPY } from '../core/secret-copy';
+import { NAMESPACED_RBAC } from '../core/namespaced';
 import { CONTROLLER_OPTIONS_SECRET, envName, OptionSpec } from '../core/options';
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
@@ -37,6 +38,8 @@ export interface ControllerDeploymentProps {
   readonly webhookCertificates?: WebhookCertificates;
   /** The kinds' options an administrator set at install, as flags (see OptionSpec.installValue). @default none */
   readonly installArgs?: readonly string[];
+  /** The namespaced install: run with --kinds, --namespace and --namespaced-rbac, serving these kinds (plural names) in these namespaces only. @default every kind, everywhere */
+  readonly served?: { readonly kinds: readonly string[]; readonly namespaces: readonly string[] };
 }
 
 /** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
@@ -79,6 +82,7 @@ export class ControllerDeployment extends Construct {
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
+        ...(props.served ? [`--kinds=${props.served.kinds.join(',')}`, `--namespace=${props.served.namespaces.join(',')}`, `--${NAMESPACED_RBAC}`] : []),
         ...(props.installArgs ?? []),
       ],
       env: [

@@ -11,6 +11,7 @@ import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRE
 import { CertManagerCertificates } from './cert-manager';
 import { controllerImage } from './version';
 import { ControllerPolicy } from './controller-policy';
+import { checkNamespaced } from '../core/namespaced';
 
 export interface OperatorBundleProps {
   /** The kinds the controller serves. */
@@ -37,6 +38,12 @@ export interface OperatorBundleProps {
   readonly installValues?: Readonly<Record<string, unknown>>;
   /** Image repositories the controller may run beside those the kinds declare (see ControllerPolicy). @default none */
   readonly extraImages?: readonly string[];
+  /**
+   * The namespaced install: the controller serves objects in these namespaces only (--namespace),
+   * and the kinds' rules are Roles there instead of ClusterRoles. Every kind must be one that can
+   * be served so (see whyNotNamespaced). @default none: every namespace, ClusterRoles
+   */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
@@ -56,6 +63,8 @@ export class OperatorBundle extends Construct {
   constructor(scope: Construct, id: string, props: OperatorBundleProps) {
     super(scope, id);
     const namespace = (this.namespace = props.namespace ?? DEFAULT_NAMESPACE);
+    const watchNamespaces = props.watchNamespaces ?? [];
+    if (watchNamespaces.length) checkNamespaced(props.kinds, 'watchNamespaces', props.userKinds);
     const secretCopy = props.secretCopy ?? false;
     const image = props.image ?? controllerImage();
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
@@ -92,16 +101,22 @@ export class OperatorBundle extends Construct {
     bindCluster(clusterRole('metrics-auth', METRICS_AUTH_RULES));
     // Bound to no one here: to Prometheus' ServiceAccount by whoever installs Prometheus (docs/monitoring.md).
     clusterRole('metrics-reader', METRICS_READER_RULES);
-    for (const kind of props.kinds) bindCluster(clusterRole(kind.plural, kindRules(kind, { secretCopy })));
+    const bindInNamespace = (id: string, roleNamespace: string, name: string, rules: k8s.PolicyRule[]) => {
+      const role = new k8s.KubeRole(this, `role-${id}`, { metadata: { name: `${PRODUCT}:${name}`, namespace: roleNamespace, labels }, rules });
+      new k8s.KubeRoleBinding(this, `binding-${id}`, {
+        metadata: { name: role.name, namespace: roleNamespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
+        subjects,
+      });
+    };
+    // The namespaced install grants in each namespace served what the other grants everywhere.
+    const bindServed = (name: string, rules: k8s.PolicyRule[]) => {
+      if (!watchNamespaces.length) return void bindCluster(clusterRole(name, rules));
+      for (const served of watchNamespaces) bindInNamespace(`served-${name}-${served}`, served, name, rules);
+    };
+    for (const kind of props.kinds) bindServed(kind.plural, kindRules(kind, { secretCopy }));
     for (const kind of props.kinds) {
-      for (const [roleNamespace, rules] of kindNamespacedRules(kind)) {
-        const role = new k8s.KubeRole(this, `role-${kind.plural}-${roleNamespace}`, { metadata: { name: `${PRODUCT}:${kind.plural}`, namespace: roleNamespace, labels }, rules });
-        new k8s.KubeRoleBinding(this, `binding-${kind.plural}-${roleNamespace}`, {
-          metadata: { name: role.name, namespace: roleNamespace, labels },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
-          subjects,
-        });
-      }
+      for (const [roleNamespace, rules] of kindNamespacedRules(kind)) bindInNamespace(`${kind.plural}-${roleNamespace}`, roleNamespace, kind.plural, rules);
     }
 
     const leaseRole = new k8s.KubeRole(this, 'leader-election', {
@@ -122,7 +137,7 @@ export class OperatorBundle extends Construct {
         subjects,
       });
       // One per served group of each kind, so that leaving out a kind or a group leaves out its rule too.
-      for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindCluster(clusterRole(`${crdName(identity)}:sharding`, shardingRules(identity)));
+      for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindServed(`${crdName(identity)}:sharding`, shardingRules(identity));
     }
 
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
@@ -133,7 +148,8 @@ export class OperatorBundle extends Construct {
       // With cert-manager its cainjector fills caBundle: the controller needs no access to the CRDs for it.
       if (!certManager) bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
       const migrated = userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
-      bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
+      // Migrating lists every namespace's objects: the namespaced install leaves it to a cluster-wide one (docs/operating.md#stored-versions).
+      if (!watchNamespaces.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
       const secretRules = certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET);
       const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: secretRules });
       new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
@@ -149,7 +165,7 @@ export class OperatorBundle extends Construct {
     clusterRole('edit', userRules(userKinds, 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
     // Each extra group of a kind has roles of its own, so that leaving it out removes whole objects (and the main group's stay as they were).
     const extras = (kinds: readonly AnyKind[]) => kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups).filter(isExtraIdentity));
-    for (const identity of extras(props.kinds)) bindCluster(clusterRole(crdName(identity), ownRules(identity)));
+    for (const identity of extras(props.kinds)) bindServed(crdName(identity), ownRules(identity));
     for (const identity of extras(userKinds)) {
       clusterRole(`${crdName(identity)}:view`, userRules([identity], 'view'), { ...labels, ...aggregate(['view', 'edit', 'admin']) });
       if (userRules([identity], 'edit').length) clusterRole(`${crdName(identity)}:edit`, userRules([identity], 'edit'), { ...labels, ...aggregate(['edit', 'admin']) });
@@ -172,6 +188,7 @@ export class OperatorBundle extends Construct {
       conversionWebhook: versioned.length > 0,
       webhookCertificates: props.webhookCertificates,
       sharding: props.sharding,
+      served: watchNamespaces.length ? { kinds: props.kinds.map((kind) => kind.plural), namespaces: watchNamespaces } : undefined,
       installArgs: installArgs(installOptions(props.kinds), props.installValues ?? {}),
     });
 

@@ -63,6 +63,13 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly shortNames: readonly string[];
   readonly scope: 'Namespaced' | 'Cluster';
   /**
+   * Whether the controller may serve this kind in some namespaces only (--namespace, the
+   * namespaced install): its children and every collection it reads live in its objects' own
+   * namespaces, so that Roles there are all it needs. A cluster-scoped kind never can.
+   * @default false
+   */
+  readonly servesNamespaces?: boolean;
+  /**
    * What the install lets cluster users do through the built-in roles: `edit` aggregates reading
    * into view and writing into edit and admin; `view` aggregates reading only, and writing goes
    * into a ClusterRole of its own (`cdk8s-operators:<plural>:edit`) that an administrator binds

@@ -1,4 +1,5 @@
 import { isChildCollection } from '../core/child-policy';
+import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
@@ -225,15 +226,20 @@ export class Controller {
     return false;
   }
 
-  /** The kind's children (label-selected, where it may list and watch them) and the collections it reads. */
+  /**
+   * The kind's children (label-selected, where it may list and watch them) and the collections it
+   * reads: for a kind that can be served so, in the namespaces served only (--namespace), each
+   * watched on its own, so that Roles there are all the controller needs; else everywhere.
+   */
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
+    const served = whyNotNamespaced(kind) ? [] : this.settings.namespaces;
     const shard = this.settings.sharding?.shard;
     const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
     for (const permission of kind.manages) {
       if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {
         const collection = await this.objects.discovery.resolve(permission.apiGroup, name);
-        if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace);
+        if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace ? [permission.namespace] : served);
       }
     }
     for (const watch of kind.controller?.watches ?? []) {
@@ -241,7 +247,7 @@ export class Controller {
       const collection = await this.objects.discovery.resolve(watch.apiGroup, watch.resource);
       if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
       if (watch.queries) watches.addQueried(collection, watch.metadataOnly);
-      else watches.addWhole(collection, watch.metadataOnly);
+      else watches.addWhole(collection, watch.metadataOnly, served);
     }
   }
 

@@ -20,13 +20,20 @@ import { keepMigratingStoredVersions } from './conversion/migrate';
 import { serviceDnsNames, WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
 import { MetricsAuthorizer } from './metrics-auth';
 import { Sharding } from './sharding/setup';
+import { checkNamespaced, checkNamespaceNames, NAMESPACED_RBAC, namespacedKinds } from '../core/namespaced';
 
 /** The engine's own options; each kind adds its own (see KindController.options). */
 export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   KUBECONFIG_OPTION,
   { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
   { name: 'without-extra-groups', type: 'list', description: 'Do not serve these extra groups of kinds (CRD names, e.g. copyrators.flant.com); every group is served by default.' },
-  { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default.' },
+  { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default. A kind that can be served so (docs/install.md#namespaced-install) has its children watched there only, too.' },
+  {
+    name: NAMESPACED_RBAC,
+    type: 'boolean',
+    default: 'false',
+    description: 'The install\u2019s RBAC is Roles in the --namespace namespaces only (synth\u2019s --watch-namespaces): serve only kinds that can be served so (without --kinds, those; one named in --kinds that cannot stops the start), and migrate no stored versions.',
+  },
   { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
   { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
   { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
@@ -70,9 +77,19 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const options = commandOptions('cdk8s-operators controller', 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs, args, env, out);
   if (!options) return 0;
   const log = createLogger({ level: options['log-level'] as LogLevel });
-  const kinds = selectKinds(allKinds, options);
+  const namespaces = (options.namespace as string[] | undefined) ?? [];
+  const namespacedRbac = options[NAMESPACED_RBAC] as boolean;
+  // The namespaced install: the kinds that can be served so by default; one named in --kinds that cannot is refused.
+  const byDefault = namespacedRbac && !(options.kinds as string[] | undefined)?.length;
+  const kinds = selectKinds(byDefault ? namespacedKinds(allKinds) : allKinds, options);
+  if (byDefault && kinds.length < allKinds.length) {
+    log.warn('namespaced RBAC: kinds that cannot be served in some namespaces only are left out', { namespaces, leftOut: allKinds.filter((k) => !kinds.includes(k)).map((k) => k.plural) });
+  }
   const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];
   try {
+    checkNamespaceNames(namespaces, '--namespace');
+    if (namespacedRbac && !namespaces.length) throw new Error(`--${NAMESPACED_RBAC}: expected --namespace to name the namespaces whose Roles the controller has`);
+    if (namespacedRbac) checkNamespaced(kinds, `--${NAMESPACED_RBAC}`, allKinds);
     checkWithoutExtraGroups(allKinds, withoutExtraGroups, '--without-extra-groups');
     // Before anything connects: a kind's option it cannot run with stops the start, naming the flag.
     for (const kind of kinds) kind.controller?.checkOptions?.(options);
@@ -103,7 +120,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
     mayWork: () => sharding?.isMember() ?? true,
     kinds,
-    namespaces: (options.namespace as string[] | undefined) ?? [],
+    namespaces,
     workers: options.workers as number,
     resyncMs: options['resync-period'] as number,
     kindOptions: options,
@@ -125,7 +142,10 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
     const migration = new AbortController();
     // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
-    const migrateStorage = () => void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
+    // Namespaced, it may not list every namespace's objects: a cluster-wide install (or the cluster's own migration) does it.
+    const migrateStorage = () => {
+      if (!namespacedRbac) void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
+    };
     const shutdown = async (code: number, why: string) => {
       if (stopping) return;
       stopping = true;

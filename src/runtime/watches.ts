@@ -26,8 +26,8 @@ interface SharedQuery {
 export const childId = (child: KubeObject) => `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
 const collectionKey = (c: Collection) => `${c.apiGroup}/${c.resource}`;
 const resolvedKey = (c: ResolvedCollection) => collectionKey({ apiGroup: apiGroupOf(c), resource: c.resource });
-/** How the child informers are found: by the child's `apiVersion/Kind`. */
-const childInformerKey = (apiVersion: string, kind: string) => `${apiVersion}/${kind}`;
+/** How the child informers are found: by the child's `apiVersion/Kind`, and its namespace where each is watched on its own. */
+const childInformerKey = (apiVersion: string, kind: string, namespace = '') => `${apiVersion}/${kind}${namespace ? `@${namespace}` : ''}`;
 const queryKey = (c: Collection, q: Query) => `${collectionKey(c)}|${q.namespace ?? ''}|${labelSelector(q.labels) ?? ''}`;
 
 /** A collection of a kind's children: its list path (in one namespace, or all) and the label selector its watch uses. */
@@ -44,12 +44,16 @@ export interface ChildCollection {
  * same. Observers read all of them here instead of listing the API server per reconcile.
  */
 export class KindWatches implements CacheReader {
-  /** Child informers by `apiVersion/Kind`, for the reconciler's apply and prune. */
+  /** Child informers by `apiVersion/Kind` (`apiVersion/Kind@namespace` where namespaces are watched each), for the reconciler's apply and prune. */
   readonly children = new Map<string, Informer>();
   /** The child collections, for a takeover's look at the children another shard labelled. */
   readonly childCollections: ChildCollection[] = [];
-  /** Children and whole related collections by `apiGroup/resource`, for reads; `child` marks the children's. */
-  private readonly collections = new Map<string, { resolved: ResolvedCollection; informer: Informer; child: boolean }>();
+  /**
+   * Children and whole related collections by `apiGroup/resource`, for reads; `child` marks the
+   * children's. One informer per collection, or one per namespace served (--namespace), whose
+   * caches are read together.
+   */
+  private readonly collections = new Map<string, { resolved: ResolvedCollection; informers: Informer[]; child: boolean }>();
   private readonly queries = new Map<string, SharedQuery>();
   /** Cached children by their owner labels (see childrenOf). */
   private readonly byOwner = new Map<string, Map<string, KubeObject>>();
@@ -76,7 +80,7 @@ export class KindWatches implements CacheReader {
 
   /** The informer watching this child's collection, if the kind watches it (else it is read by name only). */
   informerOf(child: KubeObject): Informer | undefined {
-    return this.children.get(childInformerKey(child.apiVersion, child.kind));
+    return this.children.get(childInformerKey(child.apiVersion, child.kind)) ?? this.children.get(childInformerKey(child.apiVersion, child.kind, child.metadata.namespace));
   }
 
   private restarts(collection: ResolvedCollection): { onRestart?: (why: WatchRestart) => void } {
@@ -87,24 +91,33 @@ export class KindWatches implements CacheReader {
     return { onRestart: (why) => report.restarted(resource, why) };
   }
 
-  /** A child collection (in one namespace, or all), watched through the labels every child of the kind carries. */
-  addChildren(collection: ResolvedCollection, selector: string, namespace?: string): void {
-    const path = collectionPath(collection, namespace);
-    this.childCollections.push({ path, collection, selector });
-    const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
-    informer.on((type, child, previous) => {
-      this.index(type, child, previous);
-      this.changed(type, child);
+  /**
+   * A child collection, watched through the labels every child of the kind carries: in all
+   * namespaces (none given), or in each namespace given, one watch per namespace.
+   */
+  addChildren(collection: ResolvedCollection, selector: string, namespaces: readonly string[] = []): void {
+    const informers = inEach(namespaces, (namespace) => {
+      const path = collectionPath(collection, namespace);
+      this.childCollections.push({ path, collection, selector });
+      const informer = new Informer(this.rest, { path, labelSelector: selector, ...this.restarts(collection) }, this.log);
+      informer.on((type, child, previous) => {
+        this.index(type, child, previous);
+        this.changed(type, child);
+      });
+      this.children.set(childInformerKey(collection.groupVersion, collection.kind, namespace), informer);
+      return informer;
     });
-    this.children.set(childInformerKey(collection.groupVersion, collection.kind), informer);
-    this.collections.set(resolvedKey(collection), { resolved: collection, informer, child: true });
+    this.collections.set(resolvedKey(collection), { resolved: collection, informers, child: true });
   }
 
-  /** A collection read whole: any change after the first LIST queues every owner. */
-  addWhole(collection: ResolvedCollection, metadataOnly = false): void {
-    const informer = new Informer(this.rest, { path: collectionPath(collection), metadataOnly, ...this.restarts(collection) }, this.log);
-    informer.on(() => informer.hasSynced && this.events.related('all'));
-    this.collections.set(resolvedKey(collection), { resolved: collection, informer, child: false });
+  /** A collection read whole (in all namespaces, or in each namespace given): any change after the first LIST queues every owner. */
+  addWhole(collection: ResolvedCollection, metadataOnly = false, namespaces: readonly string[] = []): void {
+    const informers = inEach(collection.namespaced ? namespaces : [], (namespace) => {
+      const informer = new Informer(this.rest, { path: collectionPath(collection, namespace), metadataOnly, ...this.restarts(collection) }, this.log);
+      informer.on(() => informer.hasSynced && this.events.related('all'));
+      return informer;
+    });
+    this.collections.set(resolvedKey(collection), { resolved: collection, informers, child: false });
   }
 
   /** A collection whose parts owners ask for through `ensure`. */
@@ -114,22 +127,26 @@ export class KindWatches implements CacheReader {
 
   start(): void {
     this.started = true;
-    for (const { informer } of this.collections.values()) informer.start();
+    for (const informer of this.collectionInformers()) informer.start();
   }
 
   stop(): void {
-    for (const { informer } of this.collections.values()) informer.stop();
+    for (const informer of this.collectionInformers()) informer.stop();
     for (const { informer } of this.queries.values()) informer.stop();
   }
 
   get hasSynced(): boolean {
-    return [...this.collections.values()].every(({ informer }) => informer.hasSynced);
+    return this.collectionInformers().every((informer) => informer.hasSynced);
   }
 
   /** Waits for the children and whole collections to be listed once, so a reconcile never reads an empty cache as the truth. */
   async waitForSync(): Promise<void> {
     if (!this.started) throw new Error('the watches have not been started');
-    await Promise.all([...this.collections.values()].map(({ informer }) => informer.waitForSync(SYNC_TIMEOUT_MS)));
+    await Promise.all(this.collectionInformers().map((informer) => informer.waitForSync(SYNC_TIMEOUT_MS)));
+  }
+
+  private collectionInformers(): Informer[] {
+    return [...this.collections.values()].flatMap(({ informers }) => informers);
   }
 
   /**
@@ -220,7 +237,7 @@ export class KindWatches implements CacheReader {
   get(collection: Collection, key: string): KubeJson | undefined {
     this.countChildRead(collection);
     const whole = this.collections.get(collectionKey(collection));
-    if (whole) return whole.informer.cache.get(key) as KubeJson | undefined;
+    if (whole) return whole.informers.map((informer) => informer.cache.get(key)).find((o) => o) as KubeJson | undefined;
     return this.readable(collection, {}).find((o) => objectKey(o) === key);
   }
 
@@ -240,7 +257,7 @@ export class KindWatches implements CacheReader {
     if (shared) return ([...shared.informer.cache.values()] as KubeJson[]).filter(selected);
     const whole = this.collections.get(collectionKey(collection));
     if (!whole) throw new Error(`${collectionKey(collection)} is not watched for this kind: declare it in manages or watches`);
-    return ([...whole.informer.cache.values()] as KubeJson[]).filter(selected);
+    return whole.informers.flatMap((informer) => [...informer.cache.values()] as KubeJson[]).filter(selected);
   }
 
   private startQuery(key: string, collection: Collection, query: Query): SharedQuery {
@@ -276,6 +293,11 @@ export interface WatchRestarts {
 /** `resource.group` (`resource` for the core group), the label watch restarts are counted by. */
 export function resourceLabel(resource: string, apiGroup: string): string {
   return apiGroup ? `${resource}.${apiGroup}` : resource;
+}
+
+/** One informer in all namespaces (none given), or one in each namespace given. */
+function inEach(namespaces: readonly string[], start: (namespace: string | undefined) => Informer): Informer[] {
+  return namespaces.length ? namespaces.map(start) : [start(undefined)];
 }
 
 function apiGroupOf(collection: ResolvedCollection): string {

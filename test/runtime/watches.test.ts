@@ -53,7 +53,7 @@ describe('KindWatches: shared label-selected watches of related collections', ()
 
   it('finds an owner\u2019s children by their owner labels, and follows relabelling and deletion', async () => {
     const children = new KindWatches(rest, { child: () => undefined, related: () => undefined }, log);
-    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=children', namespace);
+    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=children', [namespace]);
     children.start();
     await children.waitForSync();
     const owner = (name: string) => ({ 'cdk8s-operators.io/owner-name': name, 'cdk8s-operators.io/owner-namespace': namespace });
@@ -71,14 +71,36 @@ describe('KindWatches: shared label-selected watches of related collections', ()
     children.stop();
   });
 
+  it('watches a child collection in each namespace given, one watch each, and reads their caches as one; a child elsewhere is not watched', async () => {
+    const [other, outside] = [await createTestNamespace(kc, 'watches-other'), await createTestNamespace(kc, 'watches-outside')];
+    const children = new KindWatches(rest, { child: () => undefined, related: () => undefined }, log);
+    try {
+      children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=per-namespace', [namespace, other]);
+      expect(children.childCollections.map((c) => c.path)).toEqual([`/api/v1/namespaces/${namespace}/configmaps`, `/api/v1/namespaces/${other}/configmaps`]);
+      children.start();
+      await children.waitForSync();
+      const child = (name: string, ns: string): KubeObject => ({ ...configMap(name, { 'test-kind': 'per-namespace' }), metadata: { name, namespace: ns, labels: { 'test-kind': 'per-namespace' } } });
+      for (const ns of [namespace, other, outside]) await objects.apply(child(`in-${ns}`, ns));
+      const listed = () => children.list(configMaps).map((o) => o.metadata.namespace).sort();
+      await eventually('both namespaces cached', async () => (listed().length === 2 ? true : undefined));
+      expect(listed()).toEqual([namespace, other].sort());
+      expect(children.get(configMaps, `${other}/in-${other}`)?.metadata.name).toBe(`in-${other}`);
+      expect(children.informerOf(child('x', other))).not.toBe(children.informerOf(child('x', namespace)));
+      expect(children.informerOf(child('x', outside))).toBeUndefined();
+    } finally {
+      children.stop();
+      await Promise.all([other, outside].map((ns) => deleteNamespace(kc, ns)));
+    }
+  });
+
   it('queues no owner for the echo of its own write of a child, but for every other change of it', async () => {
     const seen: string[] = [];
     const children = new KindWatches(rest, { child: (c) => seen.push(`${c.metadata.name}@${c.metadata.resourceVersion}`), related: () => undefined }, log);
-    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=echoes', namespace);
+    children.addChildren((await new Discovery(rest).resolve('', 'configmaps'))!, 'test-kind=echoes', [namespace]);
     children.start();
     await children.waitForSync();
     const child = (name: string, data: string) => ({ ...configMap(name, { 'test-kind': 'echoes' }), data: { a: data } });
-    const cachedVersion = (name: string) => children.children.get('v1/ConfigMap')!.cache.get(`${namespace}/${name}`)?.metadata.resourceVersion;
+    const cachedVersion = (name: string) => children.informerOf(configMap(name, {}))!.cache.get(`${namespace}/${name}`)?.metadata.resourceVersion;
 
     // Ours: the watch delivers exactly what the write answered (before the answer is read or
     // after), and no one is queued.

@@ -29,6 +29,8 @@ export interface OperatorVariant {
   readonly installValues?: Readonly<Record<string, unknown>>;
   /** Image repositories the controller's admission policy admits beside the kinds' own. */
   readonly extraImages?: readonly string[];
+  /** The namespaced install: these namespaces only, with Roles there (synth's --watch-namespaces; the Helm chart has no such variant). */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */

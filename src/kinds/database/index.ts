@@ -56,6 +56,8 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   singular: 'database',
   shortNames: ['db'],
   scope: 'Namespaced',
+  // Its children live beside each object, and it reads nothing else: a namespaced install serves it.
+  servesNamespaces: true,
   description:
     'Database runs a PostgreSQL instance in a StatefulSet, creates its database, backs it up on a schedule, upgrades it after a dump, and takes a final snapshot before its data is deleted.',
   spec: databaseSpec,

@@ -14,6 +14,8 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
   singular: 'exchangerate',
   shortNames: ['er'],
   scope: 'Namespaced',
+  // Its children live beside each object, and it reads nothing else: a namespaced install serves it.
+  servesNamespaces: true,
   description: 'ExchangeRate publishes the exchange rate between two currencies into a ConfigMap and keeps it current.',
   spec: exchangeRateSpec,
   status: exchangeRateStatus,

@@ -14,6 +14,8 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
   singular: 'guitar',
   shortNames: ['guit'],
   scope: 'Namespaced',
+  // Its children live beside each object, and it reads nothing else: a namespaced install serves it.
+  servesNamespaces: true,
   description: 'Guitar is a guitar the operator reviews; the verdict and a comment are written to its status.',
   spec: guitarSpec,
   status: guitarStatus,
