@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { CacheReader, CustomResource, KindController, KubeJson } from '../../core/kind';
 import { DatabaseSpec, DatabaseStatus } from './api';
 import { DatabaseChildNames, databaseChildNames } from './childnames';
-import { DATABASE_USER } from './credentials';
+import { DATABASE_USER } from './users';
+// @peculiar/x509 loads when a Database first needs certificates, not with the controller (constructs-on-first-use.test.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const newDatabaseTls: typeof import('./tls').newDatabaseTls = (...args) => (require('./tls') as typeof import('./tls')).newDatabaseTls(...args);
 import { keptUntilSnapshot } from './kept';
 import { DatabaseObservation, JobOutcome } from './observation';
 import { databasePhase, finalizerMayBeReleased, HELD_REASONS } from './plan';
-import { newDatabaseTls } from './tls';
 import { parsePostgresImage } from './version';
 
 type Database = CustomResource<DatabaseSpec, DatabaseStatus>;

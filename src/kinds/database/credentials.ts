@@ -2,15 +2,9 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { createOnceSecret } from './create-once-secret';
 
-/** The superuser the image creates on first start; clients and Jobs log in as it. */
-export const DATABASE_USER = 'postgres';
-/** Keys of the credentials Secret (those of the kubernetes.io/basic-auth type). */
-export const USERNAME_KEY = 'username';
-export const PASSWORD_KEY = 'password';
-/** The role the standbys stream as (LOGIN REPLICATION, no superuser); the init Job creates it. */
-export const REPLICATION_USER = 'replicator';
-export const REPLICATION_USERNAME_KEY = 'replication-username';
-export const REPLICATION_PASSWORD_KEY = 'replication-password';
+import { DATABASE_USER, PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USER, REPLICATION_USERNAME_KEY, USERNAME_KEY } from './users';
+
+export { DATABASE_USER, PASSWORD_KEY, REPLICATION_PASSWORD_KEY, REPLICATION_USER, REPLICATION_USERNAME_KEY, USERNAME_KEY };
 
 export interface DatabaseCredentialsProps {
   /** Name of the Secret, `<database>-credentials`. */
