@@ -2,7 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { CREATE_ONLY_ANNOTATION } from '../../src/core/child-policy';
 import { childLabels, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, PART_OF_LABEL, PRODUCT } from '../../src/core/names';
 import { CustomResource } from '../../src/core/kind';
-import { COPIED_FROM_ANNOTATION, copyratorKind } from '../../src/kinds/copyrator';
+import { ACCEPT_FROM_ANNOTATION, COPIED_FROM_ANNOTATION, copyratorKind } from '../../src/kinds/copyrator';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { Controller } from '../../src/runtime/controller';
@@ -67,6 +67,8 @@ describe('a source labelled as another owner\u2019s child', () => {
       stringData: { password: 'known-to-the-attacker' },
     } as KubeObject);
 
+    // The target namespace accepts copies from the source's rules (its administrator's consent).
+    await admin.rest.request('PATCH', `/api/v1/namespaces/${target}`, { body: { metadata: { annotations: { [ACCEPT_FROM_ANNOTATION]: source } } }, contentType: 'application/merge-patch+json' });
     const rule = { apiVersion: 'test.com/v2', kind: 'CopyratorRule', metadata: { name: 'share', namespace: source }, spec: { ruleType: 'secret', selector: { copyrator: 'true' }, targetNamespaces: [target] } };
     await admin.apply(rule as KubeObject);
     await whenReady(admin, rule, 'True', 'Copied');
