@@ -1,13 +1,12 @@
 import type { KubeJson } from '../core/kube-json';
 import { isLabelKey, isLabelValue } from '../schema/labels';
+import { groupVersionPath, resourcePath } from './paths';
 import { KubeRest } from './rest';
 
 /** Where a collection lives in the API, as discovery tells. */
 export interface ResolvedCollection {
   /** `v1`, `apps/v1` */
   readonly groupVersion: string;
-  /** `/api/v1`, `/apis/apps/v1` */
-  readonly base: string;
   readonly resource: string;
   readonly kind: string;
   readonly namespaced: boolean;
@@ -29,9 +28,6 @@ interface GroupVersionResources {
 /** The CustomResourceDefinitions' collection. */
 export const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-/** `/api/v1` for the core group's `v1`, `/apis/<group>/<version>` for any other. */
-const basePath = (groupVersion: string) => (groupVersion.includes('/') ? `/apis/${groupVersion}` : `/api/${groupVersion}`);
-
 /**
  * The API server's discovery, asked once per group and group version and shared by every
  * question: which collection serves an apiGroup's plural resource (the controller's watches),
@@ -49,7 +45,7 @@ export class Discovery {
     const groupVersion = await this.preferredVersion(apiGroup);
     const found = (await this.resources(groupVersion)).all.find((r) => r.name === resource);
     if (!found) return undefined;
-    return { groupVersion, base: basePath(groupVersion), resource, kind: found.kind, namespaced: found.namespaced };
+    return { groupVersion, resource, kind: found.kind, namespaced: found.namespaced };
   }
 
   /** The top-level resource that serves a kind; throws when the API server serves none. */
@@ -66,9 +62,8 @@ export class Discovery {
   /** `/api/v1/namespaces/ns/configmaps[/name]`, `/apis/group/version/plural[/name]`. */
   async objectPath(object: Pick<KubeJson, 'apiVersion' | 'kind'> & { metadata: { name?: string; namespace?: string } }, withName = true): Promise<string> {
     const resource = await this.resource(object.apiVersion, object.kind);
-    const namespace = resource.namespaced ? `/namespaces/${object.metadata.namespace ?? 'default'}` : '';
-    const name = withName && object.metadata.name ? `/${encodeURIComponent(object.metadata.name)}` : '';
-    return `${basePath(object.apiVersion)}${namespace}/${resource.name}${name}`;
+    const namespace = resource.namespaced ? (object.metadata.namespace ?? 'default') : undefined;
+    return resourcePath({ groupVersion: object.apiVersion, resource: resource.name }, { namespace, name: withName ? object.metadata.name : undefined });
   }
 
   private preferredVersion(apiGroup: string): Promise<string> {
@@ -78,7 +73,7 @@ export class Discovery {
 
   private resources(groupVersion: string): Promise<GroupVersionResources> {
     return cached(this.groupVersions, groupVersion, async () => {
-      const { resources } = await this.rest.request<{ resources: ApiResource[] }>('GET', basePath(groupVersion));
+      const { resources } = await this.rest.request<{ resources: ApiResource[] }>('GET', groupVersionPath(groupVersion));
       const all = resources.map(({ name, kind, namespaced }) => ({ name, kind, namespaced }));
       return { all, byKind: new Map(all.filter((r) => !r.name.includes('/')).map((r) => [r.kind, r])) };
     });
@@ -96,9 +91,9 @@ function cached<T>(map: Map<string, Promise<T>>, key: string, ask: () => Promise
   return value;
 }
 
-/** `/api/v1/namespaces/ns/configmaps`, or the cluster-wide `/api/v1/configmaps` without a namespace. */
-export function collectionPath(collection: ResolvedCollection, namespace?: string): string {
-  return collection.namespaced && namespace ? `${collection.base}/namespaces/${namespace}/${collection.resource}` : `${collection.base}/${collection.resource}`;
+/** `/api/v1/namespaces/ns/configmaps`, or the cluster-wide `/api/v1/configmaps` without a namespace (or for a cluster-scoped collection); with a name, that object's path. */
+export function collectionPath(collection: ResolvedCollection, namespace?: string, name?: string): string {
+  return resourcePath(collection, { namespace: collection.namespaced ? namespace : undefined, name });
 }
 
 /**

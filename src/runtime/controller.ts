@@ -1,10 +1,11 @@
 import { isChildCollection } from '../core/child-policy';
 import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { AnyKind, CustomResource } from '../core/kind';
+import { AnyKind, apiVersionOf, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
 import { CRDS_PATH } from '../kube/discovery';
+import { resourcePath } from '../kube/paths';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
 import { EventRecorder } from './events';
@@ -135,10 +136,10 @@ export class Controller {
     const group = crdName(kind);
     const options = this.settings.kindOptions;
     const serves = (owner: Owner) => kind.controller?.serves?.(owner, options) ?? true;
-    const collections = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces.map((ns) => `/namespaces/${ns}`) : [''];
+    const namespaces = this.settings.namespaces.length && kind.scope === 'Namespaced' ? this.settings.namespaces : [undefined];
     this.watchRestarts.watching(group);
     const sharding = this.settings.sharding;
-    const paths = collections.map((scope) => `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}`);
+    const paths = namespaces.map((namespace) => resourcePath(ownerResource(kind), { namespace }));
     const owners = paths.map((path) => new Informer<Owner>(this.rest, { path, labelSelector: sharding?.shard.selector, onRestart: (why) => this.watchRestarts.restarted(group, why) }, log));
     const written = new OwnWrites<Owner>();
     const cached = (key: string) => owners.map((informer) => informer.cache.get(key)).find((o) => o);
@@ -295,10 +296,12 @@ function needsReconcile(object: Owner, previous?: Owner): boolean {
   return meta(object) !== meta(previous);
 }
 
+/** The kind's resource in the version the controller reads. */
+const ownerResource = (kind: AnyKind) => ({ groupVersion: apiVersionOf(kind), resource: kind.plural });
+
 /** The API path of an owner object. */
 function ownerPath(kind: AnyKind, object: Pick<Owner, 'metadata'>): string {
-  const namespace = object.metadata.namespace ? `/namespaces/${encodeURIComponent(object.metadata.namespace)}` : '';
-  return `/apis/${kind.group}/${kind.version}${namespace}/${kind.plural}/${encodeURIComponent(object.metadata.name)}`;
+  return resourcePath(ownerResource(kind), object.metadata);
 }
 
 /** The owner of a child: its controller reference (of this group), or (across namespaces, where there is none) its labels. */

@@ -1,5 +1,6 @@
 import { apiVersionOf, AnyKind, CustomResource } from '../core/kind';
 import { objectKey } from '../kube/objects';
+import { EVENTS, resourcePath } from '../kube/paths';
 import { KubeRest } from '../kube/rest';
 import { microTime } from '../kube/time';
 import { Logger } from './log';
@@ -43,7 +44,7 @@ export class EventRecorder {
       regarding: { apiVersion: apiVersionOf(this.kind), kind: this.kind.kind, name: resource.metadata.name, namespace: resource.metadata.namespace, uid: resource.metadata.uid },
     };
     const sent = this.rest
-      .request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event })
+      .request('POST', resourcePath(EVENTS, { namespace }), { body: event })
       .then(
         () => undefined,
         (err: Error) => this.log.warn('could not record an event', { reason, error: err }),

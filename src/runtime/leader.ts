@@ -1,4 +1,5 @@
 import type { KubeJson } from '../core/kube-json';
+import { LEASES, resourcePath } from '../kube/paths';
 import { microTime } from '../kube/time';
 import { isNotFound, KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
@@ -83,7 +84,7 @@ export class LeaderElector {
     this.leaseMs = lease * 1000;
     this.renewDeadlineMs = renew * 1000;
     this.retryMs = retry * 1000;
-    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases/${encodeURIComponent(options.leaseName)}`;
+    this.path = resourcePath(LEASES, { namespace: options.namespace, name: options.leaseName });
     this.log = log.child({ lease: `${options.namespace}/${options.leaseName}`, identity: options.identity });
   }
 

@@ -1,16 +1,17 @@
 import type { CustomResource } from '../core/kube-json';
 import { guitarKind, GuitarSpec, GuitarStatus } from '../kinds/guitar';
+import { resourcePath } from '../kube/paths';
 import { KubeError, KubeRest } from '../kube/rest';
 
 /** A Guitar as the API server returns it. */
 export type GuitarObject = CustomResource<GuitarSpec, GuitarStatus> & { metadata: { creationTimestamp?: string } };
 
 export const API_VERSION = `${guitarKind.group}/${guitarKind.version}`;
-const BASE = `/apis/${API_VERSION}`;
+const GUITARS = { groupVersion: API_VERSION, resource: guitarKind.plural };
 
-/** The collection path: one namespace, or all of them. */
-export function guitarsPath(namespace?: string): string {
-  return namespace ? `${BASE}/namespaces/${encodeURIComponent(namespace)}/${guitarKind.plural}` : `${BASE}/${guitarKind.plural}`;
+/** The collection path (one namespace, or all of them), or with a name one guitar's. */
+export function guitarsPath(namespace?: string, name?: string): string {
+  return resourcePath(GUITARS, { namespace, name });
 }
 
 /** What a listing of one scope gave: its guitars, or why it could not be read. */
@@ -46,7 +47,7 @@ export class GuitarApi {
   }
 
   async get(namespace: string, name: string): Promise<GuitarObject> {
-    return this.rest.request<GuitarObject>('GET', `${guitarsPath(namespace)}/${encodeURIComponent(name)}`);
+    return this.rest.request<GuitarObject>('GET', guitarsPath(namespace, name));
   }
 
   async create(namespace: string, name: string, brand: string): Promise<GuitarObject> {
@@ -55,7 +56,7 @@ export class GuitarApi {
   }
 
   async delete(namespace: string, name: string): Promise<void> {
-    await this.rest.request('DELETE', `${guitarsPath(namespace)}/${encodeURIComponent(name)}`);
+    await this.rest.request('DELETE', guitarsPath(namespace, name));
   }
 }
 

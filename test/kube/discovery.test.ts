@@ -1,4 +1,4 @@
-import { Discovery } from '../../src/kube/discovery';
+import { collectionPath, Discovery } from '../../src/kube/discovery';
 import { KubeRest, RequestOptions } from '../../src/kube/rest';
 import { testKubeConfig } from '../support/cluster';
 
@@ -17,10 +17,14 @@ describe('Discovery: one cache for collections by group and resource, and object
     const rest = new CountingRest(testKubeConfig());
     const discovery = new Discovery(rest);
     const collection = await discovery.resolve('apps', 'deployments');
-    expect(collection).toMatchObject({ groupVersion: 'apps/v1', base: '/apis/apps/v1', kind: 'Deployment', namespaced: true });
+    expect(collection).toMatchObject({ groupVersion: 'apps/v1', kind: 'Deployment', namespaced: true });
+    expect(collectionPath(collection!, 'ns')).toBe('/apis/apps/v1/namespaces/ns/deployments');
+    expect(collectionPath(collection!)).toBe('/apis/apps/v1/deployments');
     expect(await discovery.objectPath({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'ns' } })).toBe('/apis/apps/v1/namespaces/ns/deployments/web');
     expect(await discovery.objectPath({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } })).toBe('/api/v1/namespaces/ns');
-    expect(await discovery.resolve('', 'configmaps')).toMatchObject({ groupVersion: 'v1', base: '/api/v1', kind: 'ConfigMap' });
+    expect(await discovery.resolve('', 'configmaps')).toMatchObject({ groupVersion: 'v1', kind: 'ConfigMap' });
+    // A cluster-scoped collection has one path, whatever namespace is asked for.
+    expect(collectionPath((await discovery.resolve('', 'namespaces'))!, 'ns', 'ns')).toBe('/api/v1/namespaces/ns');
     expect(await discovery.resolve('apps', 'no-such-things')).toBeUndefined();
     expect(rest.paths).toEqual(['/apis/apps', '/apis/apps/v1', '/api/v1']);
   });

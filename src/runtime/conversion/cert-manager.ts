@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { resourcePath, SECRETS } from '../../kube/paths';
 import { KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { TlsMaterial } from './certificates';
@@ -40,7 +41,7 @@ export class CertManagerSecret {
 
   /** What the Secret holds now; throws naming the Secret and the key that is missing or wrong. */
   async sync(): Promise<TlsMaterial> {
-    const path = `/api/v1/namespaces/${encodeURIComponent(this.options.namespace)}/secrets/${encodeURIComponent(this.options.secretName)}`;
+    const path = resourcePath(SECRETS, { namespace: this.options.namespace, name: this.options.secretName });
     const secret = await this.rest.request<Secret | undefined>('GET', path, { notFoundAsUndefined: true });
     if (!secret) {
       throw new Error(`${this.where} does not exist yet: cert-manager writes it for the Certificate ${this.options.namespace}/${this.options.certificateName} (is cert-manager installed and the Certificate Ready?)`);

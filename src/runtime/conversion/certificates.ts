@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { createPrivateKey, createPublicKey, KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import { resourcePath, SECRETS } from '../../kube/paths';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateState, nextStep, Step } from './renewal';
@@ -70,6 +71,7 @@ export class CertificateKeeper {
   private readonly settleMs: number;
   readonly checkIntervalMs: number;
   private readonly path: string;
+  private readonly secretPath: string;
 
   constructor(
     private readonly rest: KubeRest,
@@ -82,7 +84,8 @@ export class CertificateKeeper {
     this.servingLifetimeMs = options.servingLifetimeMs ?? 90 * DAY;
     this.checkIntervalMs = options.checkIntervalMs ?? 60_000;
     this.settleMs = options.settleMs ?? 2 * this.checkIntervalMs;
-    this.path = `/api/v1/namespaces/${encodeURIComponent(options.namespace)}/secrets`;
+    this.path = resourcePath(SECRETS, { namespace: options.namespace });
+    this.secretPath = resourcePath(SECRETS, { namespace: options.namespace, name: options.secretName });
   }
 
   private get where(): string {
@@ -150,7 +153,7 @@ export class CertificateKeeper {
   }
 
   private async read(): Promise<SecretObject | undefined> {
-    return this.rest.request<SecretObject | undefined>('GET', `${this.path}/${encodeURIComponent(this.options.secretName)}`, { notFoundAsUndefined: true });
+    return this.rest.request<SecretObject | undefined>('GET', this.secretPath, { notFoundAsUndefined: true });
   }
 
   /** Creates the Secret; undefined when another replica created it first (409). */
@@ -175,7 +178,7 @@ export class CertificateKeeper {
   /** Writes the Secret if nobody changed it since it was read; undefined on a conflict. */
   private async update(secret: SecretObject, data: Record<string, string>): Promise<SecretObject | undefined> {
     try {
-      return await this.rest.request<SecretObject>('PUT', `${this.path}/${encodeURIComponent(this.options.secretName)}`, {
+      return await this.rest.request<SecretObject>('PUT', this.secretPath, {
         body: { ...secret, data: encode(data) },
         query: { fieldManager: CERTIFICATES_MANAGER },
       });

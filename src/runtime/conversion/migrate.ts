@@ -4,6 +4,7 @@ import { crdName, servedIdentities } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { hasVersions } from '../../core/versions';
 import { CRDS_PATH as CRDS } from '../../kube/discovery';
+import { groupVersionPath, resourcePath } from '../../kube/paths';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { mapLimited } from '../limit';
 import { Logger } from '../log';
@@ -262,9 +263,7 @@ async function pruneStoredVersions(rest: KubeRest, migrated: Crd, storageVersion
 
 /** `/apis/<group>/<version>/<plural>`, cluster-wide, or one object's path under it. */
 function collectionPath(kind: AnyKind, version: string, object?: { namespace?: string; name: string }): string {
-  if (!object) return `/apis/${kind.group}/${version}/${kind.plural}`;
-  const namespace = object.namespace ? `/namespaces/${encodeURIComponent(object.namespace)}` : '';
-  return `/apis/${kind.group}/${version}${namespace}/${kind.plural}/${encodeURIComponent(object.name)}`;
+  return resourcePath({ groupVersion: `${kind.group}/${version}`, resource: kind.plural }, object);
 }
 
 /**
@@ -330,7 +329,7 @@ export async function storageMigrationApi(rest: KubeRest): Promise<StorageMigrat
   const group = await rest.request<ApiGroupDiscovery | undefined>('GET', `/apis/${GROUP}`, { notFoundAsUndefined: true });
   const version = chooseStorageMigrationVersion(group);
   if (!version) return undefined;
-  const resources = await rest.request<{ resources?: { name: string }[] } | undefined>('GET', `/apis/${GROUP}/${version}`, { notFoundAsUndefined: true });
+  const resources = await rest.request<{ resources?: { name: string }[] } | undefined>('GET', groupVersionPath(`${GROUP}/${version}`), { notFoundAsUndefined: true });
   return resources?.resources?.some((r) => r.name === 'storageversionmigrations') ? { groupVersion: `${GROUP}/${version}` } : undefined;
 }
 
@@ -358,7 +357,7 @@ interface Svm {
  */
 async function migrateByCluster(rest: KubeRest, api: StorageMigrationApi, crd: Crd, version: string, options: StorageMigrationOptions): Promise<'succeeded' | 'stalled' | 'forbidden'> {
   const name = svmName(crd, version);
-  const base = `/apis/${api.groupVersion}/storageversionmigrations`;
+  const base = resourcePath({ groupVersion: api.groupVersion, resource: 'storageversionmigrations' });
   const resource = { group: crd.spec.group, resource: crd.spec.names.plural, ...(api.groupVersion.endsWith('/v1alpha1') ? { version } : {}) };
   try {
     await rest.request('POST', base, { body: { apiVersion: api.groupVersion, kind: 'StorageVersionMigration', metadata: { name }, spec: { resource } } });

@@ -1,5 +1,6 @@
 import type { KubeJson } from '../../core/kube-json';
 import { labelValue } from '../../core/names';
+import { LEASES, resourcePath } from '../../kube/paths';
 import { KubeRest } from '../../kube/rest';
 import { Informer } from '../informer';
 import { Logger } from '../log';
@@ -40,7 +41,7 @@ export class MemberView {
     private readonly onChange: (members: readonly string[]) => void,
     private readonly log: Logger,
   ) {
-    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
+    this.path = resourcePath(LEASES, { namespace: options.namespace });
     this.informer = new Informer<Lease>(rest, { path: this.path, labelSelector: `${RING_LABEL}=${options.ring}` }, log);
     this.informer.on(() => this.check());
   }

@@ -87,7 +87,7 @@ export class Takeover {
           return waiting && !controlledByAnother(waiting.owner.metadata.uid, child) ? [{ child, waiting }] : [];
         });
         await mapLimited(ours, RELABEL_WRITES_IN_FLIGHT, async ({ child, waiting }) => {
-          const childPath = `${collectionPath(collection, child.metadata.namespace)}/${encodeURIComponent(child.metadata.name)}`;
+          const childPath = collectionPath(collection, child.metadata.namespace, child.metadata.name);
           try {
             await this.rest.request('PATCH', childPath, { body: { metadata: { labels: { [SHARD_LABEL]: this.shard } } }, contentType: 'application/merge-patch+json' });
             moved.set(waiting, (moved.get(waiting) ?? 0) + 1);

@@ -16,7 +16,7 @@ import { metricValue } from '../../support/test-kind';
  */
 const kc = testKubeConfig();
 const objects = testObjects();
-const CONFIGMAPS = { groupVersion: 'v1', base: '/api/v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
+const CONFIGMAPS = { groupVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 const KIND_LABEL = 'test.cdk8s-operators.io/owner-kind';
 const OWNER_LABEL = 'test.cdk8s-operators.io/owner';
 let namespace: string;
