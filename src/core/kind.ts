@@ -5,7 +5,7 @@ import type { OptionSpec } from './options';
 import type { OptIn } from './secret-copy';
 import type { KindMonitoring } from './monitoring';
 import type { RenderedShapes } from './rendered-shapes';
-import { conversionErrors, convertObject, KindVersion, layoutOf, VersionLayout, versionOf } from './versions';
+import { conversionErrors, convertObject, KindVersion, layoutOf, rawSpecOf, VersionLayout, versionOf } from './versions';
 import type { CustomResource, KubeJson } from './kube-json';
 
 export type { CustomResource, KubeJson, ObjectMeta } from './kube-json';
@@ -381,7 +381,7 @@ function validateLayout<Spec>(layout: VersionLayout, object: Record<string, unkn
     if (!rule.holds(object)) errors.push({ field: rule.field, message: rule.message });
   }
   if (errors.length) return { ok: false, errors };
-  const { spec, path } = layout.specOf ? layout.specOf(object) : { spec: object.spec, path: 'spec' };
+  const { spec, path } = rawSpecOf(layout, object);
   if (spec === undefined || spec === null) return { ok: false, errors: [{ field: path, message: 'is required' }] };
   const result = layout.spec.validate(spec, path);
   return result.errors.length ? { ok: false, errors: result.errors } : { ok: true, spec: result.value as Spec };

@@ -20,6 +20,11 @@ export interface VersionLayout {
   readonly specOf?: (object: Record<string, unknown>) => { readonly spec: unknown; readonly path: string };
 }
 
+/** The spec of a raw object as a layout lays it out (its `specOf`, else `object.spec` at path `spec`), before validation. */
+export function rawSpecOf(layout: Pick<VersionLayout, 'specOf'>, object: Record<string, unknown>): { readonly spec: unknown; readonly path: string } {
+  return layout.specOf ? layout.specOf(object) : { spec: object.spec, path: 'spec' };
+}
+
 /**
  * What a conversion returns: the object in the other version, and what of the object it came
  * from the other version has no field for (e.g. which of two layouts it used), as JSON. The

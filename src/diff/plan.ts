@@ -3,6 +3,7 @@ import { createdOnly, isChildCollection } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
 import { Manifest } from '../core/render';
+import { rawSpecOf } from '../core/versions';
 import { Instance, instanceName } from '../gitops/instances';
 import { collectionPath } from '../kube/discovery';
 import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
@@ -44,7 +45,7 @@ function identity(o: Pick<Manifest, 'apiVersion' | 'kind' | 'metadata'>): string
 
 /** The spec as the controller sees it (validated, defaults filled in), so that a default the API server filled in is not a change. */
 function normalizedSpec(kind: AnyKind, object: Record<string, unknown>): { spec: unknown; path: string } {
-  const { spec, path } = kind.specOf ? kind.specOf(object) : { spec: object.spec, path: 'spec' };
+  const { spec, path } = rawSpecOf(kind, object);
   const result = validateResource(kind, object);
   return { spec: result.ok ? result.spec : spec, path };
 }
