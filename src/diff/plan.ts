@@ -2,12 +2,12 @@ import { AnyKind, CustomResource, validateResource } from '../core/kind';
 import { createdOnly, isChildCollection } from '../core/child-policy';
 import { childLabels } from '../core/names';
 import { withOwner } from '../core/ownership';
-import { Manifest } from '../core/render';
 import { rawSpecOf } from '../core/versions';
 import { Instance, instanceName } from '../gitops/instances';
-import { collectionPath } from '../kube/discovery';
-import { KubeObject, ObjectClient, objectKey } from '../kube/objects';
+import { collectionPath, labelSelector } from '../kube/discovery';
+import { KubeObject, ObjectClient } from '../kube/objects';
 import { KubeError } from '../kube/rest';
+import { childId, describeChild, prunable } from '../runtime/ownership';
 import { changedFields, differences, FieldChange } from './fields';
 
 export type Action = 'created' | 'changed' | 'unchanged' | 'pruned';
@@ -33,15 +33,6 @@ export interface ResourcePlan {
 }
 
 type Live = CustomResource;
-
-/** `ConfigMap team-a/usd`. */
-function childName(o: Pick<Manifest, 'kind' | 'metadata'>): string {
-  return `${o.kind} ${objectKey(o)}`;
-}
-
-function identity(o: Pick<Manifest, 'apiVersion' | 'kind' | 'metadata'>): string {
-  return `${o.apiVersion}/${o.kind}/${objectKey(o)}`;
-}
 
 /** The spec as the controller sees it (validated, defaults filled in), so that a default the API server filled in is not a change. */
 function normalizedSpec(kind: AnyKind, object: Record<string, unknown>): { spec: unknown; path: string } {
@@ -72,15 +63,17 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
   const rendered = new Set<string>();
   for (const child of children) {
     const desired = live ? withOwner(child, live, kind) : child;
-    rendered.add(identity(desired));
+    rendered.add(childId(desired));
     const current = await objects.find(desired);
     const fields = current ? changedFields(desired, current) : [];
-    plans.push({ name: childName(desired), action: !current ? 'created' : fields.length ? 'changed' : 'unchanged', changes: fields, secret: desired.kind === 'Secret' });
+    plans.push({ name: describeChild(desired), action: !current ? 'created' : fields.length ? 'changed' : 'unchanged', changes: fields, secret: desired.kind === 'Secret' });
   }
   if (live) {
-    for (const child of await managedChildren(objects, kind, live, notes)) {
-      // A child created once may hold what only the controller's observation renders (a generated password): a preview cannot tell it is gone.
-      if (!rendered.has(identity(child)) && !createdOnly(child)) plans.push({ name: childName(child), action: 'pruned', changes: [], secret: child.kind === 'Secret' });
+    const labels = childLabels(kind, live);
+    for (const child of await labelledChildren(objects, kind, labels, notes)) {
+      // Exactly what the controller's prune deletes, but a child created once: it may hold what only the
+      // controller's observation renders (a generated password), so a preview cannot tell it is gone.
+      if (prunable(labels, live.metadata.uid, child) && !rendered.has(childId(child)) && !createdOnly(child)) plans.push({ name: describeChild(child), action: 'pruned', changes: [], secret: child.kind === 'Secret' });
     }
   }
   const action = !live ? 'created' : changes.length ? 'changed' : 'unchanged';
@@ -88,13 +81,11 @@ export async function planResource(objects: ObjectClient, instance: Instance): P
 }
 
 /**
- * The live children the controller manages for `owner`: the kind's child collections,
- * listed across namespaces by the labels every child carries (as the controller's prune does).
+ * The live objects that carry the labels of the owner's children (`labels`): the kind's child
+ * collections, listed across namespaces by those labels (as the controller's child watches are).
  */
-async function managedChildren(objects: ObjectClient, kind: AnyKind, owner: Live, notes: string[]): Promise<KubeObject[]> {
-  const selector = Object.entries(childLabels(kind, owner))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
+async function labelledChildren(objects: ObjectClient, kind: AnyKind, labels: Readonly<Record<string, string>>, notes: string[]): Promise<KubeObject[]> {
+  const selector = labelSelector(labels);
   const found: KubeObject[] = [];
   for (const permission of kind.manages) {
     if (!isChildCollection(permission)) continue;

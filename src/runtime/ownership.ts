@@ -1,8 +1,24 @@
+import { keptOnDelete } from '../core/child-policy';
 import { KubeJson } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { objectKey } from '../kube/objects';
 
+/**
+ * Whose a child is, and what may be done to it: the one place the controller and
+ * `cdk8s-operators diff` (which predicts what the controller will do) ask.
+ */
+
 const OWNER_LABELS = [MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL];
+
+type Child = Pick<KubeJson, 'apiVersion' | 'kind' | 'metadata'>;
+
+/** A child's identity across collections: `apiVersion/Kind/namespace/name`. */
+export const childId = (child: Child): string => `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
+
+/** `ConfigMap team-a/settings`, as status, Events, logs and diff name a child. */
+export function describeChild(child: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  return `${child.kind} ${objectKey(child)}`;
+}
 
 /**
  * Whether a live object is this owner's, by the labels the engine puts on every child: an
@@ -28,7 +44,11 @@ export function controlledByAnother(ownerUid: string | undefined, live: Pick<Kub
   return references.some((r) => r.controller && r.uid !== ownerUid);
 }
 
-/** `ConfigMap team-a/settings`, as status, Events and logs name a child. */
-export function describeChild(child: { kind: string; metadata: { name: string; namespace?: string } }): string {
-  return `${child.kind} ${objectKey(child)}`;
+/**
+ * Whether the owner deletes this live child once its render no longer holds it: only a child
+ * its labels claim, that no other object controls, and that is not kept on delete (a volume
+ * of backups outlives every render).
+ */
+export function prunable(ownerLabels: Readonly<Record<string, string>>, ownerUid: string | undefined, live: Pick<KubeJson, 'metadata'>): boolean {
+  return claims(ownerLabels, live) && !controlledByAnother(ownerUid, live) && !keptOnDelete(live);
 }

@@ -1,5 +1,5 @@
 import { AnyKind, ChildState, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
-import { adoptsExisting, createdOnly, keptOnDelete } from '../core/child-policy';
+import { adoptsExisting, createdOnly } from '../core/child-policy';
 import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
 import { keptUntilRelease, withOwner } from '../core/ownership';
@@ -13,12 +13,12 @@ import { EventRecorder } from './events';
 import { Logger } from './log';
 import { mapLimited } from './limit';
 import { matches } from './matches';
-import { claims, controlledByAnother, describeChild, ownedBy } from './ownership';
+import { childId, claims, describeChild, ownedBy, prunable } from './ownership';
 import { childState } from './readiness';
 import { describeChanges, fieldChanges, ServerRewrites } from './rewrites';
 import { WriteBudget } from './write-budget';
 import { observedOnce, statusPatch, verdictConditions } from './status';
-import { childId, KindWatches } from './watches';
+import { KindWatches } from './watches';
 import { withShard } from './sharding/labels';
 import { rememberIfSecret } from './secret-values';
 
@@ -344,8 +344,7 @@ function listed(items: readonly string[], max = 10): string {
 /** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one `spared`). */
 async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, spared?: (child: KubeObject) => boolean): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  const ours = (child: KubeObject) => claims(labels, child as KubeJson) && !controlledByAnother(owner.metadata.uid, child as KubeJson);
-  const stale = ctx.watches.childrenOf(labels).filter((child) => ours(child) && !keep.has(childId(child)) && !keptOnDelete(child as KubeJson) && !spared?.(child));
+  const stale = ctx.watches.childrenOf(labels).filter((child) => prunable(labels, owner.metadata.uid, child) && !keep.has(childId(child)) && !spared?.(child));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     ctx.budget.spend(childId(child));
     await ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));

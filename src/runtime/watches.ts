@@ -4,6 +4,7 @@ import { KubeObject, objectKey } from '../kube/objects';
 import { ChangeType, Informer, WatchRestart } from './informer';
 import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { Logger } from './log';
+import { childId } from './ownership';
 
 /** How long a reconcile waits for a new watch's first LIST before it reports why not. */
 const SYNC_TIMEOUT_MS = 30_000;
@@ -22,8 +23,6 @@ interface SharedQuery {
   readonly owners: Set<string>;
 }
 
-/** A child's identity across collections: `apiVersion/Kind/namespace/name`. */
-export const childId = (child: KubeObject) => `${child.apiVersion}/${child.kind}/${objectKey(child)}`;
 const collectionKey = (c: Collection) => `${c.apiGroup}/${c.resource}`;
 const resolvedKey = (c: ResolvedCollection) => collectionKey({ apiGroup: apiGroupOf(c), resource: c.resource });
 /** How the child informers are found: by the child's `apiVersion/Kind`, and its namespace where each is watched on its own. */

@@ -137,6 +137,38 @@ describe('cdk8s-operators diff against a live cluster', () => {
     expect(stdout).not.toContain('orders-credentials');
   });
 
+  it('shows as pruned exactly what the controller prunes: never the Jobs a CronJob made, nor a child kept on delete', async () => {
+    // Its database is not named as it is: the log redacts every value of its Secrets, the database's name among them.
+    const database = (spec: string) => `apiVersion: stable.imaginedata.com/v1\nkind: Database\nmetadata:\n  name: nightly\n  namespace: ${ns}\nspec: ${spec}\n`;
+    const withBackups = fileWith('backups.yaml', database('{name: sales, storage-size: 1Gi, backup: {schedule: "@daily"}}'));
+    for (const resource of loadYaml(withBackups)) await objects.apply(resource);
+    const cronJob = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly-backup', namespace: ns } };
+    const volume = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'nightly-backup', namespace: ns } };
+    const made = await eventually(`the backup CronJob and its volume; log ${controller.logFile}`, async () => ((await objects.find(volume)) ? objects.find<KubeObject & { spec: { jobTemplate: { spec: object } } }>(cronJob) : undefined));
+    // As the CronJob controller makes a Job from the template: the Database's labels, the CronJob its controller (suspended: no Pods).
+    const jobName = 'nightly-backup-29000000';
+    const ownerReferences = [{ apiVersion: 'batch/v1', kind: 'CronJob', name: made.metadata.name, uid: made.metadata.uid!, controller: true }];
+    await objects.create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: jobName, namespace: ns, labels: made.metadata.labels, ownerReferences }, spec: { ...made.spec.jobTemplate.spec, suspend: true } });
+
+    // No backups and no final snapshot: neither the CronJob nor the volume is rendered any more.
+    const withoutBackups = fileWith('no-backups.yaml', database('{name: sales, storage-size: 1Gi, deletionPolicy: Delete}'));
+    const { stdout, stderr } = await diffInBackground('-f', withoutBackups);
+    expect(stderr).toBe('');
+    const shownPruned = stdout.split('\n').flatMap((line) => /^ {2}(\S+ \S+): pruned$/.exec(line)?.[1] ?? []);
+    expect(shownPruned).toContain(`CronJob ${ns}/nightly-backup`);
+    expect(shownPruned).not.toContain(`Job ${ns}/${jobName}`);
+    expect(shownPruned).not.toContain(`PersistentVolumeClaim ${ns}/nightly-backup`);
+
+    for (const resource of loadYaml(withoutBackups)) await objects.apply(resource);
+    await eventually(`the controller to reconcile the new spec; log ${controller.logFile}`, async () => {
+      const live = await objects.get<Resource>({ apiVersion: 'stable.imaginedata.com/v1', kind: 'Database', metadata: { name: 'nightly', namespace: ns } });
+      return live.status?.observedGeneration === live.metadata.generation && !(await objects.find(cronJob)) ? true : undefined;
+    });
+    const prunedByController = controller.logs().flatMap((line) => (line.msg === 'pruned a child no longer rendered' && line.name === 'nightly' ? [String(line.child)] : []));
+    expect(prunedByController.sort()).toEqual(shownPruned.sort());
+    expect(await objects.find(volume)).toBeDefined();
+  });
+
   it('reads what a synth wrote with --dist', () => {
     const instances = mkdtempSync(join(tmpdir(), 'diff-instances-'));
     writeFileSync(join(instances, 'rates.yaml'), [exchangeRate('usd', '{currency: USD, configMapName: dollars}'), exchangeRate('jpy', '{currency: JPY}')].join('---\n'));

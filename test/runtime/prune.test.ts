@@ -1,16 +1,18 @@
 import { ApiObject } from 'cdk8s';
+import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/child-policy';
 import { KubeJson } from '../../src/core/kind';
 import { childLabels } from '../../src/core/names';
 import { eventually } from '../support/cluster';
 import { whenReady } from '../support/resources';
 import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
 
-/** A kind with a ConfigMap per object, and a second one while its size is above 1. */
+/** A kind with a ConfigMap per object, a second one while its size is above 1, and one kept on delete while above 2. */
 const prunedKind = defineTestKind('Pruned', {
   manages: [childrenOf('', 'configmaps')],
   render: (scope, resource) => {
     new ApiObject(scope, 'main', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: resource.metadata.name }, data: { size: String(resource.spec.size) } });
     if (resource.spec.size > 1) new ApiObject(scope, 'extra', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${resource.metadata.name}-extra` }, data: {} });
+    if (resource.spec.size > 2) new ApiObject(scope, 'kept', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${resource.metadata.name}-kept`, annotations: { [KEEP_ON_DELETE_ANNOTATION]: 'true' } }, data: {} });
   },
 });
 
@@ -20,7 +22,7 @@ describe('pruning', () => {
   const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace } });
   const read = (name: string) => served.objects.find<KubeJson & { data?: Record<string, string> }>(configMap(name));
 
-  it('deletes a child no longer rendered, but never what another controller made from a template carrying the owner\u2019s labels', async () => {
+  it('deletes a child no longer rendered, but never one kept on delete, nor what another controller made from a template carrying the owner\u2019s labels', async () => {
     const owner = await served.objects.create<KubeJson>(object('owner', 2));
     await whenReady(served.objects, owner, 'True');
     expect(await read('owner-extra')).toBeDefined();
@@ -32,8 +34,14 @@ describe('pruning', () => {
     await served.objects.apply(object('owner', 1));
     await eventually('the extra ConfigMap to be pruned', async () => ((await read('owner-extra')) ? undefined : true));
     await served.objects.apply(object('owner', 3));
-    await eventually('the extra ConfigMap again', async () => ((await read('owner-extra')) ? true : undefined));
+    await eventually('the extra and the kept ConfigMaps', async () => ((await read('owner-extra')) && (await read('owner-kept')) ? true : undefined));
+    await served.objects.apply(object('owner', 1));
+    // Ready at the new generation: that reconcile's prune is done.
+    await whenReady(served.objects, object('owner', 1), 'True');
+    expect(await read('owner-extra')).toBeUndefined();
+    expect(await read('owner-kept')).toBeDefined();
     expect((await read('made-from-template'))?.data).toEqual({ run: '1' });
-    expect(served.logLines.filter((line) => line.msg === 'pruned a child no longer rendered').map((line) => line.child)).toEqual([`ConfigMap ${served.namespace}/owner-extra`]);
+    const pruned = `ConfigMap ${served.namespace}/owner-extra`;
+    expect(served.logLines.filter((line) => line.msg === 'pruned a child no longer rendered').map((line) => line.child)).toEqual([pruned, pruned]);
   });
 });
