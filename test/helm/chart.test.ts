@@ -64,6 +64,11 @@ describe('dist/helm with the real helm', () => {
     expect(ui.spec.template.spec.containers[0]).toMatchObject({ image: 'registry.example/team/controller:1.2.3', imagePullPolicy: 'Always' });
     // An empty tag is the chart's appVersion.
     expect(controllerOf(helmTemplate('--set', 'image.tag=')).container.image).toBe(`cdk8s-operators/controller:${version}`);
+    // A digest pins both Deployments to exactly that image.
+    const digest = `sha256:${'0f'.repeat(32)}`;
+    const pinned = helmTemplate('--set', `image.digest=${digest}`);
+    expect(controllerOf(pinned).container.image).toBe(`cdk8s-operators/controller:${version}@${digest}`);
+    expect((find(pinned, 'Deployment', 'guitar-ui') as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0].image).toBe(`cdk8s-operators/controller:${version}@${digest}`);
   });
 
   it('serves metrics in plain HTTP only with metrics.secure=false, admits the namespaces metrics.namespaceSelector selects, and the webhook\u2019s peers webhook.from names', () => {
@@ -189,6 +194,8 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'image.pullPolicy=Sometimes'], "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'"],
     [['--set', 'image.repository='], "at '/image/repository'"],
     [['--set', 'image.tags=1.0'], "at '/image': additional properties 'tags' not allowed"],
+    [['--set', 'image.digest=sha256:0f0f'], "at '/image/digest': 'sha256:0f0f' does not match pattern"],
+    [['--set', 'image.digest=1.2.3'], "at '/image/digest': '1.2.3' does not match pattern"],
     [['--set-string', 'secretCopy=yes'], "at '/secretCopy': got string, want boolean"],
     [['--set', 'kinds={exchangerate}'], `at '/kinds/0': value must be one of ${KINDS.map((k) => `'${k.plural}'`).join(', ')}`],
     [['--set', 'kinds=exchangerates'], "at '/kinds': got string, want array"],

@@ -32,6 +32,8 @@ export interface HelmChartInput {
   readonly webhookCertificates: WebhookCertificates;
   /** The defaults of the kinds' install values (synth's flags of the same names), by option name. */
   readonly installValues: Readonly<Record<string, unknown>>;
+  /** The controller image the bundle runs: the defaults of the image values (its digest when synth's --controller-digest pins one). */
+  readonly image: string;
   /** Charts copied as they are (the team's resources and the examples, with --helm-instances). */
   readonly resources: readonly Chart[];
   /** The ServiceMonitor, PrometheusRule and dashboard, installed with `monitoring.enabled` (default none). */
@@ -47,7 +49,7 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, extraImages: input.extraImages, installValues: input.installValues }, input.version);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, extraImages: input.extraImages, installValues: input.installValues, image: input.image }, input.version);
   // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
   const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,
