@@ -361,7 +361,7 @@ function synthesize(options: AppOptions): void {
   writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS, options.withoutExtraGroups));
   // Alerts, dashboard and ServiceMonitor: an optional part, like argocd/ (docs/monitoring.md).
   mkdirSync(join(app.outdir, MONITORING_DIR), { recursive: true });
-  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
+  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl, options.webhookCertificates)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
   const [, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),

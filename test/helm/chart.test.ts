@@ -48,7 +48,7 @@ describe('dist/helm with the real helm', () => {
     const expected = [...crds.map((crd) => ({ ...crd, metadata: { ...crd.metadata, annotations: { ...(crd.metadata.annotations as Record<string, string>), 'helm.sh/resource-policy': 'keep' } } })), ...operator];
     expect(rendered.map(id).sort()).toEqual(expected.map(id).sort());
     for (const object of expected) expect(rendered.find((o) => id(o) === id(object))).toEqual(object);
-    expect(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').length).toBe(4);
+    expect(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').length).toBe(5);
   });
 
   it('takes the image, pull policy, replicas and resources from the values', () => {
@@ -76,6 +76,10 @@ describe('dist/helm with the real helm', () => {
     const ruleFor = (objects: typeof plain, port: number) => policyOf(objects).spec.ingress.find((r) => r.ports.some((p) => p.port === port));
     const plain = helmTemplate();
     expect(controllerOf(plain).container.args).not.toContain('--metrics-secure=false');
+    // cert-manager's certificate for /metrics goes with HTTPS only: plain HTTP asks for none.
+    expect(controllerOf(helmTemplate('--set', 'webhookCertificates=cert-manager')).container.args).toContain('--metrics-certificates=cert-manager');
+    const plainCertManager = controllerOf(helmTemplate('--set', 'webhookCertificates=cert-manager', '--set', 'metrics.secure=false')).container.args;
+    expect([plainCertManager.includes('--metrics-secure=false'), plainCertManager.includes('--metrics-certificates=cert-manager')]).toEqual([true, false]);
     expect(ruleFor(plain, 9443)).toEqual({ ports: [{ port: 9443, protocol: 'TCP' }] });
     const rendered = helmTemplate('--set', 'metrics.secure=false', '--set', 'metrics.namespaceSelector.matchLabels.team=monitoring', '--set', 'webhook.from[0].ipBlock.cidr=10.0.0.0/24');
     expect(controllerOf(rendered).container.args).toContain('--metrics-secure=false');

@@ -160,6 +160,10 @@ export function operatorTemplate(
     '{{- if eq .Values.webhookCertificates "cert-manager" }}',
     '- --webhook-certificates=cert-manager',
     '{{- end }}',
+    // The same CA signs the metrics Service's certificate, which only an HTTPS /metrics serves.
+    '{{- if and (eq .Values.webhookCertificates "cert-manager") .Values.metrics.secure }}',
+    '- --metrics-certificates=cert-manager',
+    '{{- end }}',
     '{{- if not .Values.metrics.secure }}',
     '- --metrics-secure=false',
     '{{- end }}',
