@@ -11,6 +11,6 @@ export default function platform(scope: Construct): void {
   new RegistryMirror(scope, 'quay', { metadata: { name: 'quay' }, spec: { upstreamUrl: 'quay.io' } });
   new Database(scope, 'orders', {
     metadata: { name: 'orders', namespace: 'team-a' },
-    spec: { name: 'orders', port: 5432, storageSize: '1Gi', image: 'postgres:17@sha256:d74eeac9a635390a49bc21bd49fccd973de707e2a53a76ac49b552b8712ec46f', replicas: 1, backup: { schedule: '0 3 * * *', retention: 7 } },
+    spec: { name: 'orders', port: 5432, storageSize: '1Gi', image: 'postgres:17', replicas: 1, backup: { schedule: '0 3 * * *', retention: 7 } },
   });
 }
