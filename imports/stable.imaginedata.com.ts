@@ -112,7 +112,7 @@ export interface DatabaseSpec {
   readonly deletionPolicy?: DatabaseSpecDeletionPolicy;
 
   /**
-   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
+   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine, best pinned by digest (postgres:17.2@sha256:<digest>), as the default is. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
    *
    * @schema DatabaseSpec#image
    */
@@ -353,7 +353,7 @@ export interface DatabaseV1Spec {
   readonly deletionPolicy?: DatabaseV1SpecDeletionPolicy;
 
   /**
-   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
+   * PostgreSQL container image, any image reference with PostgreSQL’s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine, best pinned by digest (postgres:17.2@sha256:<digest>), as the default is. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.
    *
    * @schema DatabaseV1Spec#image
    */

@@ -8,6 +8,7 @@ import { injectCaFrom } from './bundle/cert-manager';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from './core/webhook';
 import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
 import { ControllerPolicy } from './bundle/controller-policy';
+import { controllerImage, IMAGE_DIGEST_PATTERN } from './bundle/version';
 import { UserError } from './core/errors';
 import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
@@ -120,6 +121,8 @@ export interface AppOptions {
   readonly installValues?: Readonly<Record<string, unknown>>;
   /** The namespaced install (synth's --watch-namespaces): the kinds that can be served so, in these namespaces only, with Roles there; default none (every namespace). */
   readonly watchNamespaces?: readonly string[];
+  /** The released controller image's digest (synth's --controller-digest): the Deployments run `<repository>:<version>@<digest>`; default the tag alone. */
+  readonly controllerDigest?: string;
 }
 
 /** The guitar web UI goes with the Guitar kind, when the variant has the UI: it serves guitars only. */
@@ -142,6 +145,7 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
       installValues: variant.installValues,
       extraImages: variant.extraImages,
       watchNamespaces: variant.watchNamespaces,
+      image: variant.image,
     }),
   );
   // The fence goes up with the CRDs, a wave before the controller whose requests it judges (Argo CD applies kinds it does not know last in a wave).
@@ -174,7 +178,7 @@ export function buildApp(app: App, options: AppOptions): Chart[] {
   const watchNamespaces = options.watchNamespaces ?? [];
   // Namespaced, the controller serves only the kinds that can be served so; every CRD is installed all the same.
   const kinds = watchNamespaces.length ? namespacedKinds(KINDS) : KINDS;
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds, watchNamespaces, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds, watchNamespaces, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages, image: controllerImage(options.controllerDigest) })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -258,6 +262,12 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
       'The namespaced install: the controller serves objects in these namespaces only (--namespace), with Roles there instead of ClusterRoles, and only the kinds that can be served so (docs/install.md#namespaced-install). The namespaces must exist before the install is applied.',
   },
   {
+    name: 'controller-digest',
+    type: 'string',
+    description:
+      'The digest of the released controller image (sha256:<hex>, as npm run image prints it): the Deployments and the Helm chart run the image by digest, so that a tag moved in the registry changes nothing (docs/install.md#pin-the-controller-image).',
+  },
+  {
     name: 'runbook-url',
     type: 'string',
     description: 'Where the alerts\u2019 runbook links point: the URL of docs/monitoring.md where your copy of this repository is browsed; the repository path by default.',
@@ -309,6 +319,10 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
   } catch (err) {
     throw new UserError([(err as Error).message]);
   }
+  const controllerDigest = (options['controller-digest'] as string | undefined) || undefined;
+  if (controllerDigest !== undefined && !new RegExp(IMAGE_DIGEST_PATTERN).test(controllerDigest)) {
+    throw new UserError(`--controller-digest: expected sha256:<64 lowercase hex digits> (npm run image prints the digest), got '${controllerDigest}'`);
+  }
   const leftOut = instances.filter((i) => withoutExtraGroups.includes(crdName(i.kind)));
   if (leftOut.length) throw new UserError(leftOut.map((i) => `${i.where}: ${instanceName(i.kind, i.object)} is in ${crdName(i.kind)}, which --without-extra-groups leaves out`));
   return {
@@ -324,6 +338,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
     webhookCertificates: options['webhook-certificates'] as WebhookCertificates,
     installValues: Object.fromEntries(installOptions(KINDS).map((spec) => [spec.name, options[spec.name]])),
     watchNamespaces,
+    controllerDigest,
   };
 }
 
@@ -346,7 +361,7 @@ function synthesize(options: AppOptions): void {
   writeFileSync(join(app.outdir, ARGOCD_HEALTH_FILE), argoCdHealthPatch(KINDS, options.withoutExtraGroups));
   // Alerts, dashboard and ServiceMonitor: an optional part, like argocd/ (docs/monitoring.md).
   mkdirSync(join(app.outdir, MONITORING_DIR), { recursive: true });
-  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
+  for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl, options.webhookCertificates)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
   const [, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),
@@ -359,6 +374,7 @@ function synthesize(options: AppOptions): void {
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
     installValues: options.installValues ?? {},
+    image: controllerImage(options.controllerDigest),
     resources: options.helmInstances ? resources : [],
     monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });

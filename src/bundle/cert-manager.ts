@@ -1,17 +1,18 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CERT_MANAGER, serviceDnsNames, WEBHOOK_SERVICE } from '../core/webhook';
+import { METRICS_CERT_MANAGER, METRICS_SERVICE } from '../core/metrics-endpoint';
 
 /**
- * The conversion webhook's certificates made by cert-manager instead of the controller
- * (synth's --webhook-certificates=cert-manager): the self-signed CA chain cert-manager's docs
+ * The conversion webhook's and the metrics server's certificates made by cert-manager instead
+ * of the controller (synth's --webhook-certificates=cert-manager): the self-signed CA chain cert-manager's docs
  * recommend for webhooks. A self-signed Issuer signs a CA Certificate; an Issuer of that CA
  * signs the serving Certificate for the webhook Service's DNS names into the Secret the
  * controller serves. cainjector copies that Secret's ca.crt into the caBundle of every CRD
  * annotated `cert-manager.io/inject-ca-from` (see CustomResourceDefinitions).
  */
 export class CertManagerCertificates extends Construct {
-  constructor(scope: Construct, id: string, props: { readonly namespace: string; readonly labels: Record<string, string> }) {
+  constructor(scope: Construct, id: string, props: { readonly namespace: string; readonly labels: Record<string, string>; readonly webhook: boolean }) {
     super(scope, id);
     const { namespace, labels } = props;
     const object = (name: string, kind: 'Issuer' | 'Certificate', spec: Record<string, unknown>) =>
@@ -31,15 +32,19 @@ export class CertManagerCertificates extends Construct {
       issuerRef: issuerRef(CERT_MANAGER.selfSignedIssuer),
     });
     object(CERT_MANAGER.caIssuer, 'Issuer', { ca: { secretName: CERT_MANAGER.caSecretName } });
-    object(CERT_MANAGER.certificate, 'Certificate', {
-      secretName: CERT_MANAGER.secretName,
-      secretTemplate: { labels },
-      dnsNames: serviceDnsNames(WEBHOOK_SERVICE, namespace),
-      duration: '2160h',
-      privateKey,
-      usages: ['digital signature', 'server auth'],
-      issuerRef: issuerRef(CERT_MANAGER.caIssuer),
-    });
+    const serving = (name: string, secretName: string, service: string) =>
+      object(name, 'Certificate', {
+        secretName,
+        secretTemplate: { labels },
+        dnsNames: serviceDnsNames(service, namespace),
+        duration: '2160h',
+        privateKey,
+        usages: ['digital signature', 'server auth'],
+        issuerRef: issuerRef(CERT_MANAGER.caIssuer),
+      });
+    if (props.webhook) serving(CERT_MANAGER.certificate, CERT_MANAGER.secretName, WEBHOOK_SERVICE);
+    // The same CA signs the metrics Service's certificate: the ServiceMonitor verifies the controller by its ca.crt.
+    serving(METRICS_CERT_MANAGER.certificate, METRICS_CERT_MANAGER.secretName, METRICS_SERVICE);
   }
 }
 

@@ -79,6 +79,7 @@ export class ControllerDeployment extends Construct {
         // Asked explicitly: it converts every installed kind's CRDs, also when --kinds leaves the versioned kinds out.
         ...(webhook ? ['--conversion-webhook=true', `--webhook-port=${WEBHOOK_PORT}`] : []),
         ...(webhook && props.webhookCertificates === 'cert-manager' ? ['--webhook-certificates=cert-manager'] : []),
+        ...(props.webhookCertificates === 'cert-manager' ? ['--metrics-certificates=cert-manager'] : []),
         ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),

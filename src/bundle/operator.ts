@@ -9,6 +9,7 @@ import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON
 import { ControllerDeployment } from './deployment';
 import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
 import { CertManagerCertificates } from './cert-manager';
+import { METRICS_CERT_MANAGER } from '../core/metrics-endpoint';
 import { controllerImage } from './version';
 import { ControllerPolicy } from './controller-policy';
 import { checkNamespaced } from '../core/namespaced';
@@ -140,6 +141,15 @@ export class OperatorBundle extends Construct {
       for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindServed(`${crdName(identity)}:sharding`, shardingRules(identity));
     }
 
+    /** A Role of the controller's own namespace, bound to it (`<product>:<name>`). */
+    const bindHere = (name: string, rules: k8s.PolicyRule[]) => {
+      const role = new k8s.KubeRole(this, name, { metadata: { name: `${PRODUCT}:${name}`, namespace, labels }, rules });
+      new k8s.KubeRoleBinding(this, `${name}-binding`, {
+        metadata: { name: role.name, namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
+        subjects,
+      });
+    };
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
     const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
@@ -150,14 +160,12 @@ export class OperatorBundle extends Construct {
       const migrated = userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
       // Migrating lists every namespace's objects: the namespaced install leaves it to a cluster-wide one (docs/operating.md#stored-versions).
       if (!watchNamespaces.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
-      const secretRules = certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET);
-      const secretRole = new k8s.KubeRole(this, 'conversion-webhook', { metadata: { name: `${PRODUCT}:conversion-webhook`, namespace, labels }, rules: secretRules });
-      new k8s.KubeRoleBinding(this, 'conversion-webhook-binding', {
-        metadata: { name: secretRole.name, namespace, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretRole.name },
-        subjects,
-      });
-      if (certManager) new CertManagerCertificates(this, 'cert-manager', { namespace, labels });
+      bindHere('conversion-webhook', certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET));
+    }
+    if (certManager) {
+      new CertManagerCertificates(this, 'cert-manager', { namespace, labels, webhook: versioned.length > 0 });
+      // The metrics server's certificate, read by name like the webhook's.
+      bindHere('metrics-certificate', certManagerSecretRules(METRICS_CERT_MANAGER.secretName));
     }
 
     const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));

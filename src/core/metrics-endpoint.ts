@@ -9,3 +9,9 @@ export const METRICS_SERVICE = 'controller-metrics';
 export const METRICS_READER_ROLE = 'cdk8s-operators:metrics-reader';
 /** Only Pods of namespaces with this label reach the metrics port (kubebuilder's allow-metrics-traffic). */
 export const METRICS_NAMESPACE_LABEL = { metrics: 'enabled' } as const;
+/**
+ * With cert-manager (synth's --webhook-certificates=cert-manager): the Certificate that its CA
+ * Issuer signs for the metrics Service, and the Secret it writes, which the controller serves
+ * and whose ca.crt the ServiceMonitor verifies the controller by.
+ */
+export const METRICS_CERT_MANAGER = { certificate: 'cdk8s-operators-metrics', secretName: 'cdk8s-operators-metrics-tls' } as const;

@@ -9,7 +9,9 @@ import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './c
 import { Controller } from './controller';
 import { HealthServer } from './http';
 import { MetricsServer } from './metrics-server';
-import { METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { METRICS_CERT_MANAGER, METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { CertManagerSecret } from './conversion/cert-manager';
+import { MetricsCertificate } from './metrics-certificate';
 import { LeaderElector } from './leader';
 import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
@@ -47,6 +49,13 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     default: 'true',
     description: 'Serve /metrics over HTTPS (a self-signed certificate) to callers whose bearer token the API server accepts and whose user may get /metrics (the metrics-reader ClusterRole); false serves plain HTTP to anyone, for local development only.',
+  },
+  {
+    name: 'metrics-certificates',
+    type: 'string',
+    default: 'self',
+    choices: WEBHOOK_CERTIFICATES,
+    description: `Who makes the HTTPS certificate of /metrics: self (self-signed at each start; scrapers cannot verify it) or cert-manager (the Secret ${METRICS_CERT_MANAGER.secretName} its Certificate writes in --leader-election-namespace, re-read every minute; scrapers verify it by its ca.crt).`,
   },
   {
     name: 'conversion-webhook',
@@ -91,6 +100,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     if (namespacedRbac && !namespaces.length) throw new Error(`--${NAMESPACED_RBAC}: expected --namespace to name the namespaces whose Roles the controller has`);
     if (namespacedRbac) checkNamespaced(kinds, `--${NAMESPACED_RBAC}`, allKinds);
     checkWithoutExtraGroups(allKinds, withoutExtraGroups, '--without-extra-groups');
+    if (options['metrics-certificates'] === 'cert-manager' && !options['metrics-secure']) throw new Error('--metrics-certificates=cert-manager: expected --metrics-secure=true: a certificate serves HTTPS only');
     // Before anything connects: a kind's option it cannot run with stops the start, naming the flag.
     for (const kind of kinds) kind.controller?.checkOptions?.(options);
   } catch (err) {
@@ -136,6 +146,8 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const port = await http.start();
   const metricsServer = new MetricsServer({ port: options['metrics-port'] as number, metrics, processMetrics: processMetrics(), secure: options['metrics-secure'] ? await secureMetrics(rest, leaseNamespace) : undefined });
   const metricsPort = await metricsServer.start();
+  const metricsCertificate = metricsCertificateFrom(options, rest, leaseNamespace, metricsServer, log);
+  await metricsCertificate?.start();
   log.info('controller starting', { identity, httpPort: port, metricsPort, metricsSecure: options['metrics-secure'], kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
   return new Promise<number>((resolve) => {
@@ -158,6 +170,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       await sharding?.stop();
       // Last: the informers read through conversion until they stop.
       await webhook?.stop();
+      metricsCertificate?.stop();
       await metricsServer.stop();
       await http.stop();
       resolve(code);
@@ -228,6 +241,13 @@ async function secureMetrics(rest: KubeRest, namespace: string): Promise<NonNull
   const { selfSignedServing } = require('./self-signed') as typeof import('./self-signed');
   const tls = await selfSignedServing({ dns: [...serviceDnsNames(METRICS_SERVICE, namespace), 'localhost'], ips: ['127.0.0.1'] });
   return { tls, authorizer: new MetricsAuthorizer(rest, { path: METRICS_PATH }) };
+}
+
+/** cert-manager's certificate for /metrics, when asked (--metrics-certificates=cert-manager); the self-signed one serves meanwhile. */
+function metricsCertificateFrom(options: OptionValues, rest: KubeRest, namespace: string, server: MetricsServer, log: Logger): MetricsCertificate | undefined {
+  if (options['metrics-certificates'] !== 'cert-manager') return undefined;
+  const secret = new CertManagerSecret(rest, { namespace, secretName: METRICS_CERT_MANAGER.secretName, certificateName: METRICS_CERT_MANAGER.certificate, serves: 'metrics' }, log);
+  return new MetricsCertificate(secret, server, log.child({ component: 'metrics' }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import { METRICS_PATH } from '../core/metrics-endpoint';
 import { isRead, Listener, pathOf, send, TEXT } from './http';
 import { MetricsAuthorizer } from './metrics-auth';
@@ -27,11 +27,21 @@ const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
  */
 export class MetricsServer {
   private readonly listener: Listener;
+  private https?: HttpsServer;
 
   constructor(private readonly options: MetricsServerOptions) {
     const handle = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
     const tls = options.secure?.tls;
-    this.listener = new Listener('metrics server', () => (tls ? createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handle) : createHttpServer(handle)));
+    this.listener = new Listener('metrics server', () => {
+      if (!tls) return createHttpServer(handle);
+      return (this.https = createHttpsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handle));
+    });
+  }
+
+  /** Serves another certificate (a renewed one) to new connections, without a restart. */
+  use(tls: { readonly cert: string; readonly key: string }): void {
+    if (!this.https) throw new Error('the metrics server serves HTTPS only once started with --metrics-secure');
+    this.https.setSecureContext({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' });
   }
 
   start(): Promise<number> {

@@ -17,7 +17,18 @@ import { runController } from '../../src/runtime/main';
 import { freePort } from '../controlplane/processes';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { loadYaml, testObjects } from '../support/manifests';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { defineTestKind, defineVersionedTestKind } from '../support/test-kind';
+import { request as httpsRequest } from 'node:https';
+import { parse } from 'yaml';
+import { KINDS } from '../../src/kinds';
+import { METRICS_CERT_MANAGER, METRICS_SERVICE } from '../../src/core/metrics-endpoint';
+import { monitoringFiles } from '../../src/monitoring/manifests';
+import { MetricsServer } from '../../src/runtime/metrics-server';
+import { MetricsCertificate } from '../../src/runtime/metrics-certificate';
+import { MetricsAuthorizer } from '../../src/runtime/metrics-auth';
+import { Metrics } from '../../src/runtime/metrics';
+import { selfSignedServing } from '../../src/runtime/self-signed';
+import { metricsReaderToken, readerBinding } from '../support/metrics-reader';
 
 // The conversion webhook with cert-manager's certificates (--webhook-certificates=cert-manager).
 // cert-manager's own programs do not run here (docs/operating.md#certificates-by-cert-manager says
@@ -57,7 +68,7 @@ function certManagerLikeCertificates(): { ca: string; cert: string; key: string;
   const { 'ca.crt': ca, 'ca.key': caKey } = openssl({}, [['req', '-x509', ...EC, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=cdk8s-operators conversion webhook CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']], ['ca.crt', 'ca.key']);
   // Each call a new key and certificate from the same CA, as cert-manager renews them (rotationPolicy Always).
   const serve = () => {
-    const ext = `subjectAltName=IP:127.0.0.1,DNS:${WEBHOOK_SERVICE}.cdk8s-operators.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`;
+    const ext = `subjectAltName=IP:127.0.0.1,DNS:${WEBHOOK_SERVICE}.cdk8s-operators.svc,DNS:${METRICS_SERVICE}.cdk8s-operators.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n`;
     const made = openssl({ 'ca.crt': ca, 'ca.key': caKey, ext }, [['req', ...EC, '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=webhook'], ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'ext']], ['tls.crt', 'tls.key']);
     return { cert: made['tls.crt'], key: made['tls.key'] };
   };
@@ -67,12 +78,12 @@ function certManagerLikeCertificates(): { ca: string; cert: string; key: string;
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 /** The Secret as cert-manager writes it for a Certificate (type kubernetes.io/tls, its annotations, ca.crt beside the pair). */
-async function writeCertManagerSecret(namespace: string, pair: { cert: string; key: string }, ca: string): Promise<void> {
-  await rest.request('PATCH', `/api/v1/namespaces/${namespace}/secrets/${CERT_MANAGER.secretName}`, {
+async function writeCertManagerSecret(namespace: string, pair: { cert: string; key: string }, ca: string, names: { secretName: string; certificate: string } = CERT_MANAGER): Promise<void> {
+  await rest.request('PATCH', `/api/v1/namespaces/${namespace}/secrets/${names.secretName}`, {
     body: {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: CERT_MANAGER.secretName, namespace, annotations: { 'cert-manager.io/certificate-name': CERT_MANAGER.certificate, 'cert-manager.io/issuer-name': CERT_MANAGER.caIssuer, 'cert-manager.io/issuer-kind': 'Issuer' } },
+      metadata: { name: names.secretName, namespace, annotations: { 'cert-manager.io/certificate-name': names.certificate, 'cert-manager.io/issuer-name': CERT_MANAGER.caIssuer, 'cert-manager.io/issuer-kind': 'Issuer' } },
       type: 'kubernetes.io/tls',
       data: { 'tls.crt': b64(pair.cert), 'tls.key': b64(pair.key), 'ca.crt': b64(ca) },
     },
@@ -120,6 +131,7 @@ describe('synth --webhook-certificates=cert-manager', () => {
       `Certificate/${CERT_MANAGER.caCertificate}`,
       `Issuer/${CERT_MANAGER.caIssuer}`,
       `Certificate/${CERT_MANAGER.certificate}`,
+      `Certificate/${METRICS_CERT_MANAGER.certificate}`,
     ]);
     const serving = find(issued, 'Certificate', CERT_MANAGER.certificate)!;
     expect(serving.spec).toMatchObject({ secretName: CERT_MANAGER.secretName, dnsNames: [`${WEBHOOK_SERVICE}.cdk8s-operators.svc`, `${WEBHOOK_SERVICE}.cdk8s-operators.svc.cluster.local`], issuerRef: { name: CERT_MANAGER.caIssuer, kind: 'Issuer' } });
@@ -160,6 +172,94 @@ describe('synth --webhook-certificates=cert-manager', () => {
     } finally {
       await deleteNamespace(kc, namespace);
     }
+  });
+});
+
+describe('the metrics server with cert-manager\u2019s certificate (--metrics-certificates=cert-manager)', () => {
+  const certManager = synthesized('cert-manager');
+  const self = synthesized('self');
+  const serverName = `${METRICS_SERVICE}.cdk8s-operators.svc`;
+  const tls = certManagerLikeCertificates();
+  let namespace: string;
+  let token: string;
+
+  beforeAll(async () => {
+    namespace = await createTestNamespace(kc, 'metrics-cert');
+    token = await metricsReaderToken(objects, namespace);
+  });
+  afterAll(async () => {
+    await rest.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${readerBinding(namespace, 'prometheus')}`).catch(() => undefined);
+    await deleteNamespace(kc, namespace);
+  });
+
+  /** GET /metrics over TLS, trusting `ca` only and checking the certificate names the metrics Service, as Prometheus with the ServiceMonitor's tlsConfig. */
+  const verifiedScrape = (port: number) =>
+    new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const req = httpsRequest({ host: '127.0.0.1', port, path: '/metrics', servername: serverName, ca: tls.ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      req.once('error', reject);
+      req.end();
+    });
+
+  it('is synthesized: the CA signs a Certificate for the metrics Service, the controller may only get its Secret, and is told to serve it', () => {
+    const certificate = find(certManager.operator, 'Certificate', METRICS_CERT_MANAGER.certificate)!;
+    expect(certificate.spec).toMatchObject({ secretName: METRICS_CERT_MANAGER.secretName, dnsNames: [serverName, `${serverName}.cluster.local`], issuerRef: { name: CERT_MANAGER.caIssuer, kind: 'Issuer' } });
+    expect(find(certManager.operator, 'Role', 'cdk8s-operators:metrics-certificate')!.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [METRICS_CERT_MANAGER.secretName] }]);
+    expect(find(certManager.operator, 'Deployment', 'controller')!.spec.template.spec.containers[0].args).toContain('--metrics-certificates=cert-manager');
+    expect(find(self.operator, 'Role', 'cdk8s-operators:metrics-certificate')).toBeUndefined();
+    expect(find(self.operator, 'Deployment', 'controller')!.spec.template.spec.containers[0].args.join(' ')).not.toContain('--metrics-certificates');
+  });
+
+  it('is scraped by the ServiceMonitor verifying the certificate by that Secret\u2019s ca.crt for the Service\u2019s name; self-signed, it skips the check', () => {
+    const tlsConfig = (certificates: 'self' | 'cert-manager') => (parse(monitoringFiles(KINDS, undefined, certificates).get('service-monitor.yaml')!) as Json).spec.endpoints[0].tlsConfig;
+    expect(tlsConfig('cert-manager')).toEqual({ serverName, ca: { secret: { name: METRICS_CERT_MANAGER.secretName, key: 'ca.crt' } } });
+    expect(tlsConfig('self')).toEqual({ insecureSkipVerify: true });
+  });
+
+  it('serves the Secret\u2019s certificate from its start when cert-manager wrote it, to a scraper that verifies it', async () => {
+    await writeCertManagerSecret(namespace, tls, tls.ca, METRICS_CERT_MANAGER);
+    const metricsPort = await freePort();
+    const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, '--http-port=0', `--metrics-port=${metricsPort}`, '--log-level=error', '--metrics-certificates=cert-manager'];
+    const before = process.listeners('SIGTERM');
+    const done = runController(args, {}, [defineTestKind('MetricsCertified', { render: () => undefined })], () => undefined);
+    try {
+      const scraped = await eventually('a verified scrape', async () => (await verifiedScrape(metricsPort).catch(() => undefined)) ?? undefined);
+      expect(scraped.status).toBe(200);
+      expect(scraped.body).toContain('cdk8s_operators_api_requests_total');
+    } finally {
+      (process.listeners('SIGTERM').find((l) => !before.includes(l)) as (signal: string) => void)('SIGTERM');
+      expect(await done).toBe(0);
+    }
+  });
+
+  it('keeps its self-signed certificate until the Secret can be read, then serves it and each renewal without a restart', async () => {
+    await rest.request('DELETE', `/api/v1/namespaces/${namespace}/secrets/${METRICS_CERT_MANAGER.secretName}`).catch(() => undefined);
+    const selfSigned = await selfSignedServing({ dns: [serverName], ips: ['127.0.0.1'] });
+    const server = new MetricsServer({ port: 0, host: '127.0.0.1', metrics: new Metrics(), secure: { tls: selfSigned, authorizer: new MetricsAuthorizer(rest, { path: '/metrics' }) } });
+    const port = await server.start();
+    const secret = new CertManagerSecret(rest, { namespace, secretName: METRICS_CERT_MANAGER.secretName, certificateName: METRICS_CERT_MANAGER.certificate, serves: 'metrics', checkIntervalMs: 300 }, log);
+    const keeper = new MetricsCertificate(secret, server, log);
+    try {
+      await keeper.start();
+      // Not verifiable yet: the self-signed certificate is served.
+      await expect(verifiedScrape(port)).rejects.toThrow(/self.signed|unable to verify/i);
+      await writeCertManagerSecret(namespace, tls, tls.ca, METRICS_CERT_MANAGER);
+      await eventually('the Secret\u2019s certificate to be served', async () => ((await presentedCertificate(port, tls.ca).catch(() => undefined)) === normalized(tls.cert) ? true : undefined), 10_000);
+      expect((await verifiedScrape(port)).status).toBe(200);
+      const renewed = tls.serve();
+      await writeCertManagerSecret(namespace, renewed, tls.ca, METRICS_CERT_MANAGER);
+      await eventually('the renewed certificate to be served', async () => ((await presentedCertificate(port, tls.ca)) === normalized(renewed.cert) ? true : undefined), 10_000);
+    } finally {
+      keeper.stop();
+      await server.stop();
+    }
+  });
+
+  it('refuses --metrics-certificates=cert-manager without HTTPS, naming both flags', async () => {
+    await expect(runController(['--metrics-secure=false', '--metrics-certificates=cert-manager'], {}, [], () => undefined)).rejects.toThrow('--metrics-certificates=cert-manager: expected --metrics-secure=true');
   });
 });
 

@@ -48,7 +48,7 @@ describe('dist/helm with the real helm', () => {
     const expected = [...crds.map((crd) => ({ ...crd, metadata: { ...crd.metadata, annotations: { ...(crd.metadata.annotations as Record<string, string>), 'helm.sh/resource-policy': 'keep' } } })), ...operator];
     expect(rendered.map(id).sort()).toEqual(expected.map(id).sort());
     for (const object of expected) expect(rendered.find((o) => id(o) === id(object))).toEqual(object);
-    expect(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').length).toBe(4);
+    expect(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1').length).toBe(5);
   });
 
   it('takes the image, pull policy, replicas and resources from the values', () => {
@@ -64,6 +64,11 @@ describe('dist/helm with the real helm', () => {
     expect(ui.spec.template.spec.containers[0]).toMatchObject({ image: 'registry.example/team/controller:1.2.3', imagePullPolicy: 'Always' });
     // An empty tag is the chart's appVersion.
     expect(controllerOf(helmTemplate('--set', 'image.tag=')).container.image).toBe(`cdk8s-operators/controller:${version}`);
+    // A digest pins both Deployments to exactly that image.
+    const digest = `sha256:${'0f'.repeat(32)}`;
+    const pinned = helmTemplate('--set', `image.digest=${digest}`);
+    expect(controllerOf(pinned).container.image).toBe(`cdk8s-operators/controller:${version}@${digest}`);
+    expect((find(pinned, 'Deployment', 'guitar-ui') as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0].image).toBe(`cdk8s-operators/controller:${version}@${digest}`);
   });
 
   it('serves metrics in plain HTTP only with metrics.secure=false, admits the namespaces metrics.namespaceSelector selects, and the webhook\u2019s peers webhook.from names', () => {
@@ -71,6 +76,10 @@ describe('dist/helm with the real helm', () => {
     const ruleFor = (objects: typeof plain, port: number) => policyOf(objects).spec.ingress.find((r) => r.ports.some((p) => p.port === port));
     const plain = helmTemplate();
     expect(controllerOf(plain).container.args).not.toContain('--metrics-secure=false');
+    // cert-manager's certificate for /metrics goes with HTTPS only: plain HTTP asks for none.
+    expect(controllerOf(helmTemplate('--set', 'webhookCertificates=cert-manager')).container.args).toContain('--metrics-certificates=cert-manager');
+    const plainCertManager = controllerOf(helmTemplate('--set', 'webhookCertificates=cert-manager', '--set', 'metrics.secure=false')).container.args;
+    expect([plainCertManager.includes('--metrics-secure=false'), plainCertManager.includes('--metrics-certificates=cert-manager')]).toEqual([true, false]);
     expect(ruleFor(plain, 9443)).toEqual({ ports: [{ port: 9443, protocol: 'TCP' }] });
     const rendered = helmTemplate('--set', 'metrics.secure=false', '--set', 'metrics.namespaceSelector.matchLabels.team=monitoring', '--set', 'webhook.from[0].ipBlock.cidr=10.0.0.0/24');
     expect(controllerOf(rendered).container.args).toContain('--metrics-secure=false');
@@ -189,6 +198,8 @@ describe('dist/helm with the real helm', () => {
     [['--set', 'image.pullPolicy=Sometimes'], "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'"],
     [['--set', 'image.repository='], "at '/image/repository'"],
     [['--set', 'image.tags=1.0'], "at '/image': additional properties 'tags' not allowed"],
+    [['--set', 'image.digest=sha256:0f0f'], "at '/image/digest': 'sha256:0f0f' does not match pattern"],
+    [['--set', 'image.digest=1.2.3'], "at '/image/digest': '1.2.3' does not match pattern"],
     [['--set-string', 'secretCopy=yes'], "at '/secretCopy': got string, want boolean"],
     [['--set', 'kinds={exchangerate}'], `at '/kinds/0': value must be one of ${KINDS.map((k) => `'${k.plural}'`).join(', ')}`],
     [['--set', 'kinds=exchangerates'], "at '/kinds': got string, want array"],

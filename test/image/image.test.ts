@@ -85,7 +85,8 @@ beforeAll(async () => {
   DIST = join(dir, 'dist');
   mkdirSync(join(dir, 'no-instances'));
   // --mirror-hosts: the administrator's step that lets the example mirror (Docker Hub) be served.
-  execFileSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', join(dir, 'no-instances'), '--examples', '--mirror-hosts=docker.io', '--output', DIST], { cwd: root, stdio: 'ignore' });
+  // --controller-digest: as a release pins it, the Deployments name the very image this test runs.
+  execFileSync('bash', [join(root, 'scripts', 'synth.sh'), '--instances', join(dir, 'no-instances'), '--examples', '--mirror-hosts=docker.io', `--controller-digest=${fresh.digest}`, '--output', DIST], { cwd: root, stdio: 'ignore' });
   plane = await startControlPlane(join(dir, 'cluster'));
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
@@ -260,6 +261,15 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
       const condition = current.status?.conditions?.find((c) => c.type === 'Ready');
       return condition?.status === 'True' && current.status?.observedGeneration === current.metadata.generation ? current : undefined;
     });
+
+  it('is the image dist/ pins: both Deployments name it by the digest of the archive that runs here', () => {
+    const images = loadYaml(join(DIST, '1-operator.k8s.yaml'))
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o) => (o as KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }).spec.template.spec.containers.map((c) => c.image));
+    expect(images).toEqual([`${fresh.reference}@${fresh.digest}`, `${fresh.reference}@${fresh.digest}`]);
+    const index = JSON.parse(execFileSync('tar', ['-xOf', fresh.archive, 'index.json']).toString()) as { manifests: { digest: string }[] };
+    expect(index.manifests.map((m) => m.digest)).toEqual([fresh.digest]);
+  });
 
   it('runs as 65532:65532 inside the image root, with no other group', () => {
     expect([controller!.exitCode, controller!.pid !== undefined]).toEqual([null, true]); // else see the controller log

@@ -17,6 +17,7 @@ import {
   parsePostgresImage,
   compareVersions,
 } from '../../src/kinds/database';
+import { DEFAULT_IMAGE } from '../../src/kinds/database/api';
 import { databaseExample } from '../../src/kinds/database/example';
 import { DATA_MOUNT, PGDATA, ROLE_LABEL } from '../../src/kinds/database/server';
 import { primaryStartScript, standbyStartScript } from '../../src/kinds/database/scripts';
@@ -383,8 +384,8 @@ describe('Database children', () => {
       expect(find(render({ ...minimal, 'storage-size': 10737418240 }), 'StatefulSet').spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10737418240');
     });
 
-    it('image: the server and every Job (default postgres:17)', () => {
-      for (const workload of workloads(render({ ...minimal, backup: { schedule: '@daily' } }))) expect(container(workload).image).toBe('postgres:17');
+    it('image: the server and every Job (default postgres:17 pinned by digest)', () => {
+      for (const workload of workloads(render({ ...minimal, backup: { schedule: '@daily' } }))) expect(container(workload).image).toBe(DEFAULT_IMAGE);
       for (const workload of workloads(render({ ...minimal, image: 'postgres:16.4-alpine', backup: { schedule: '@daily' } }))) {
         expect(container(workload).image).toBe('postgres:16.4-alpine');
       }
@@ -697,8 +698,8 @@ describe('Database children', () => {
     const spec = database({ ...minimal, replicas: 2 }).spec;
     it.each([
       [{}, 'Creating'],
-      [{ currentImage: 'postgres:17', readyReplicas: 1 }, 'NotReady'],
-      [{ currentImage: 'postgres:17', readyReplicas: 2 }, 'Ready'],
+      [{ currentImage: DEFAULT_IMAGE, readyReplicas: 1 }, 'NotReady'],
+      [{ currentImage: DEFAULT_IMAGE, readyReplicas: 2 }, 'Ready'],
       [{ currentImage: 'postgres:16.9', readyReplicas: 2 }, 'Held'],
     ] as [DatabaseObservation, string][])('%j is %s', (observation, phase) => {
       expect(databasePhase(spec, observation).phase).toBe(phase);
@@ -749,7 +750,7 @@ describe('Database children', () => {
         name: 'orders',
         storageSize: '1Gi',
         port: 5432,
-        image: 'postgres:17',
+        image: DEFAULT_IMAGE,
         replicas: 1,
         deletionPolicy: 'Snapshot',
         backup: { schedule: '@daily', retention: 7 },
@@ -768,7 +769,7 @@ describe('Database children', () => {
         name: 'orders',
         port: 5432,
         storageSize: '1Gi',
-        image: 'postgres:17',
+        image: DEFAULT_IMAGE,
         replicas: 2,
         backup: { schedule: '0 3 * * *', retention: 7 },
         deletionPolicy: 'Snapshot',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { dashboardQueries } from '../../src/monitoring/dashboard';
-import { DASHBOARD_FILE } from '../../src/monitoring/manifests';
+import { DASHBOARD_FILE, serviceMonitor } from '../../src/monitoring/manifests';
 import { DIST, loadYaml } from '../support/manifests';
 import { helm, helmTemplate } from '../helm/helm';
 
@@ -43,6 +43,14 @@ describe('the Helm chart\u2019s monitoring value', () => {
     expect(added.find((o) => o.kind === 'ServiceMonitor')).toEqual(monitoring('service-monitor.yaml')[0]);
     const dashboard = added.find((o) => o.kind === 'ConfigMap') as KubeObject & { data: Record<string, string> };
     expect(dashboard.data[DASHBOARD_FILE]).toBe(readFileSync(join(DIST, 'monitoring', DASHBOARD_FILE), 'utf8'));
+  });
+
+  it('verifies the controller by cert-manager\u2019s CA with webhookCertificates=cert-manager, as synth --webhook-certificates=cert-manager writes it', () => {
+    const monitor = (objects: KubeObject[]) => objects.find((o) => o.kind === 'ServiceMonitor') as KubeObject & { spec: { endpoints: { tlsConfig: unknown }[] } };
+    const rendered = monitor(helmTemplate('--set', 'monitoring.enabled=true', '--set', 'webhookCertificates=cert-manager'));
+    expect(rendered).toEqual(serviceMonitor('cert-manager'));
+    expect(rendered.spec.endpoints[0].tlsConfig).toEqual({ serverName: 'controller-metrics.cdk8s-operators.svc', ca: { secret: { name: 'cdk8s-operators-metrics-tls', key: 'ca.crt' } } });
+    expect(monitor(helmTemplate('--set', 'monitoring.enabled=true')).spec.endpoints[0].tlsConfig).toEqual({ insecureSkipVerify: true });
   });
 
   it('refuses a value that is not a boolean, naming it', () => {

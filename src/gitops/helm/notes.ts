@@ -2,6 +2,7 @@ import { DEFAULT_NAMESPACE } from '../../bundle/operator';
 import { UI_NAME } from '../../ui/install';
 import { AnyKind } from '../../core/kind';
 import { guitarKind } from '../../kinds/guitar';
+import { IMAGE_EXPRESSION } from './operator-template';
 
 /** templates/NOTES.txt: what `helm install` and `helm upgrade` print: what runs where, and what to do next. */
 export function notes(kinds: readonly AnyKind[]): string {
@@ -10,7 +11,7 @@ export function notes(kinds: readonly AnyKind[]): string {
   return `{{ .Chart.Name }} {{ .Chart.AppVersion }} is {{ if .Release.IsInstall }}installed{{ else }}upgraded{{ end }} as release {{ .Release.Name }}.
 
 The controller: Deployment ${ns}/controller, {{ .Values.replicas }} replica(s) of
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}, serving
+${IMAGE_EXPRESSION}, serving
 {{ if .Values.kinds }}{{ join ", " .Values.kinds }}{{ else }}every kind ({{ "${all}" | replace "," ", " }}){{ end }}
 in {{ if .Values.watchNamespaces }}the namespaces {{ join ", " .Values.watchNamespaces }}{{ else }}every namespace{{ end }};
 Secret copying is {{ if .Values.secretCopy }}on{{ else }}off{{ end }}; {{ if .Values.withoutExtraGroups }}extra API groups left out: {{ join ", " .Values.withoutExtraGroups }}{{ else }}every API group of every kind is served{{ end }}.

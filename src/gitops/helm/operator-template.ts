@@ -11,6 +11,10 @@ import { installOptions, OptionSpec } from '../../core/options';
 import { GuitarUi, GuitarUiOptions } from '../../ui/install';
 import { ControllerPolicy, IMAGES_VARIABLE } from '../../bundle/controller-policy';
 import { WebhookCertificates } from '../../core/webhook';
+import { imageParts } from '../../bundle/version';
+
+/** The controller image from the values: repository:tag, and @digest when one is set (then the runtime pulls by digest). */
+export const IMAGE_EXPRESSION = '{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}{{ with .Values.image.digest }}@{{ . }}{{ end }}';
 
 /** The options the chart's values switch, as the bundle's constructs take them. */
 export interface OperatorVariant {
@@ -31,6 +35,8 @@ export interface OperatorVariant {
   readonly extraImages?: readonly string[];
   /** The namespaced install: these namespaces only, with Roles there (synth's --watch-namespaces; the Helm chart has no such variant). */
   readonly watchNamespaces?: readonly string[];
+  /** The controller image. @default the project's, by tag */
+  readonly image?: string;
 }
 
 /** Synthesizes the operator's chart (as dist/1-operator.k8s.yaml has it) for one variant, in a new App. */
@@ -93,11 +99,12 @@ export function operatorTemplate(
     readonly withoutExtraGroups: readonly string[];
     readonly webhookCertificates: WebhookCertificates;
     readonly installValues?: Readonly<Record<string, unknown>>;
+    readonly image: string;
   },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
   const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
-    const chart = build(new App(), { kinds, secretCopy: false, ui: true, ...variant });
+    const chart = build(new App(), { kinds, secretCopy: false, ui: true, image: synthOptions.image, ...variant });
     // On the JSON, not with addJsonPatch: the typed classes would turn a string where they expect an object into {}.
     const byObject = patches?.(chart) ?? new Map<string, JsonPatch[]>();
     return (chart.toJson() as Manifest[]).map((m) => JsonPatch.apply(m, ...(byObject.get(identity(m)) ?? [])) as Manifest);
@@ -107,9 +114,9 @@ export function operatorTemplate(
   const controller = plain.find((m) => m.kind === 'Deployment' && m.spec?.template?.spec?.containers?.[0]?.name === 'controller')?.spec;
   const container = controller?.template?.spec?.containers?.[0];
   if (!controller || !container || controller.replicas === undefined) throw new Error('helm: the bundle has no controller Deployment with replicas');
-  const [repository, tag] = container.image.split(/:(?=[^:/]+$)/);
+  const { repository, tag, digest } = imageParts(container.image);
   const defaults: ChartValues = {
-    image: { repository, tag: '', pullPolicy: container.imagePullPolicy },
+    image: { repository, tag: '', digest, pullPolicy: container.imagePullPolicy },
     replicas: controller.replicas,
     resources: container.resources,
     secretCopy: synthOptions.secretCopy,
@@ -129,7 +136,7 @@ export function operatorTemplate(
   if (tag !== appVersion) throw new Error(`helm: the controller image is ${container.image}, expected the tag ${appVersion}`);
 
   const helm = new HelmExpressions();
-  const image = helm.value('"{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"');
+  const image = helm.value(`"${IMAGE_EXPRESSION}"`);
   const pullPolicy = helm.value('{{ .Values.image.pullPolicy }}');
   const replicas = helm.value('{{ .Values.replicas }}');
   const resources = helm.yamlOf('resources');
@@ -152,6 +159,10 @@ export function operatorTemplate(
     '{{- end }}',
     '{{- if eq .Values.webhookCertificates "cert-manager" }}',
     '- --webhook-certificates=cert-manager',
+    '{{- end }}',
+    // The same CA signs the metrics Service's certificate, which only an HTTPS /metrics serves.
+    '{{- if and (eq .Values.webhookCertificates "cert-manager") .Values.metrics.secure }}',
+    '- --metrics-certificates=cert-manager',
     '{{- end }}',
     '{{- if not .Values.metrics.secure }}',
     '- --metrics-secure=false',

@@ -4,10 +4,11 @@ import { AnyKind } from '../../core/kind';
 import { installOptions, OptionSpec } from '../../core/options';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
 import { AUTH_MODES, AuthMode } from '../../ui/auth';
+import { IMAGE_DIGEST_PATTERN } from '../../bundle/version';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
 export interface ChartValues {
-  readonly image: { readonly repository: string; readonly tag: string; readonly pullPolicy: string };
+  readonly image: { readonly repository: string; readonly tag: string; readonly digest: string; readonly pullPolicy: string };
   readonly replicas: number;
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
   readonly secretCopy: boolean;
@@ -37,6 +38,9 @@ image:
   repository: ${values.image.repository}
   # Empty means the chart's appVersion, the project's version.
   tag: ${JSON.stringify(values.image.tag)}
+  # sha256:<hex>: run exactly this image (the tag then only names it); set it with the tag,
+  # or empty it when you change the tag. Empty: pull by tag.
+  digest: ${JSON.stringify(values.image.digest)}
   # Always, IfNotPresent or Never.
   pullPolicy: ${values.image.pullPolicy}
 
@@ -175,6 +179,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
         image: strict({
           repository: { type: 'string', minLength: 1, description: 'The controller image, without tag.' },
           tag: { type: 'string', description: 'The image tag; empty means the chart\u2019s appVersion.' },
+          digest: { type: 'string', pattern: `^$|${IMAGE_DIGEST_PATTERN}`, description: 'The image digest (sha256:<64 hex digits>) to run by digest; empty pulls by tag.' },
           pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
         }),
         replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },

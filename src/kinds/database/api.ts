@@ -1,8 +1,13 @@
 import { commonStatusProperties } from '../../core/status';
 import { Infer, matchesRule, Rule, s } from '../../schema';
 
-/** The engine the kind runs by default; the Jobs use this image's own tools (psql, pg_dump). */
-export const DEFAULT_IMAGE = 'postgres:17';
+/**
+ * The engine the kind runs by default; the Jobs use this image's own tools (psql, pg_dump).
+ * Pinned by digest (the official image's multi-platform index of 17.11): a tag that moves would
+ * change what every new Database runs, unreviewed. The tag stays for readers and for upgrades,
+ * which read the version from it.
+ */
+export const DEFAULT_IMAGE = 'postgres:17@sha256:d74eeac9a635390a49bc21bd49fccd973de707e2a53a76ac49b552b8712ec46f';
 
 /** Databases every PostgreSQL cluster already has and that must never be created or replaced. */
 export const RESERVED_DATABASES = ['template0', 'template1'] as const;
@@ -107,7 +112,7 @@ const databaseFields = {
   port: s.integer({ description: 'TCP port PostgreSQL listens on and the Service exposes.', minimum: 1, maximum: 65535, default: 5432 }),
   image: s.string({
     description:
-      'PostgreSQL container image, any image reference with PostgreSQL\u2019s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.',
+      'PostgreSQL container image, any image reference with PostgreSQL\u2019s server programs on its PATH, e.g. postgres:17 or registry.example.com/library/postgres:17.2-alpine, best pinned by digest (postgres:17.2@sha256:<digest>), as the default is. When its tag starts with a version (17, 17.2-alpine), changing it to a newer minor version runs an upgrade Job (a full dump) before the StatefulSet rolls; a change to or from an image whose version cannot be read is held, with the reason in status.',
     default: DEFAULT_IMAGE,
     minLength: 1,
     maxLength: 512,

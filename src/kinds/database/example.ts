@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { declareResource } from '../../core/declare';
-import { databaseSpec } from './api';
+import { DEFAULT_IMAGE, databaseSpec } from './api';
 import { databaseKind } from '.';
 
 /** The SampleDB of the operator pattern as a real PostgreSQL: database orders on a primary and a hot standby, backed up every night at 03:00, a week kept. */
@@ -12,7 +12,7 @@ export function databaseExample(scope: Construct, namespace: string): ApiObject 
       name: 'orders',
       port: 5432,
       storageSize: '1Gi',
-      image: 'postgres:17',
+      image: DEFAULT_IMAGE,
       replicas: 2,
       backup: { schedule: '0 3 * * *', retention: 7 },
     },

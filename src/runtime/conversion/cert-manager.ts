@@ -5,7 +5,7 @@ import { Logger } from '../log';
 import { TlsMaterial } from './certificates';
 
 /**
- * The webhook's certificate as cert-manager keeps it: its Certificate writes `tls.crt`,
+ * A certificate as cert-manager keeps it (the webhook's, the metrics server's): its Certificate writes `tls.crt`,
  * `tls.key` and `ca.crt` into a Secret of the controller's namespace, renews them there, and
  * its cainjector puts `ca.crt` into the CRDs' caBundle. The controller only reads the Secret
  * (get, by name): it makes no CA, writes no Secret and injects nothing. Read again every check
@@ -16,6 +16,8 @@ export interface CertManagerSecretOptions {
   readonly secretName: string;
   /** The Certificate that writes the Secret, named in errors. */
   readonly certificateName: string;
+  /** What the certificate serves, for the log. @default 'webhook' */
+  readonly serves?: string;
   /** @default one minute */
   readonly checkIntervalMs?: number;
 }
@@ -50,7 +52,7 @@ export class CertManagerSecret {
     const missing = ['tls.crt', 'tls.key', 'ca.crt'].filter((key) => !data[key]?.trim());
     if (missing.length) throw new Error(`${this.where}: expected the keys tls.crt, tls.key and ca.crt that cert-manager writes; ${missing.join(', ')} missing or empty`);
     checkPair(data['tls.crt'], data['tls.key'], this.where);
-    this.log.debug('webhook certificate read from cert-manager\u2019s Secret', { secret: this.where });
+    this.log.debug(`${this.options.serves ?? 'webhook'} certificate read from cert-manager\u2019s Secret`, { secret: this.where });
     return { caBundle: data['ca.crt'], cert: data['tls.crt'], key: data['tls.key'] };
   }
 }
