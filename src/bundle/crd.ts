@@ -4,6 +4,7 @@ import { allIdentities, crdName, isExtraIdentity } from '../core/groups';
 import { AnyKind, PrinterColumn } from '../core/kind';
 import { hasVersions, KindVersion, VersionLayout } from '../core/versions';
 import { OpenApiSchema, schemaOf } from '../schema';
+import { selectableFieldsOf } from './selectable-fields';
 
 /** `kubectl get all-operators` lists every instance of every kind. */
 export const CATEGORY = 'all-operators';
@@ -51,14 +52,17 @@ const ENGINE_COLUMNS: readonly PrinterColumn[] = [
 ];
 
 function crdVersion(kind: AnyKind, name: string, layout: VersionLayout, columns: readonly PrinterColumn[], older?: KindVersion) {
+  const schema = openApiSchemaOf(kind, layout);
+  const selectable = older?.selectableColumns === false ? [] : selectableFieldsOf(`${kind.kind} ${name}`, columns, schema);
   return {
     name,
     served: older?.served ?? true,
     storage: older === undefined,
     ...(older?.deprecationWarning ? { deprecated: true, deprecationWarning: older.deprecationWarning } : {}),
     subresources: { status: {} },
-    schema: { openAPIV3Schema: openApiSchemaOf(kind, layout) },
-    additionalPrinterColumns: [...columns, ...ENGINE_COLUMNS],
+    schema: { openAPIV3Schema: schema },
+    additionalPrinterColumns: [...columns, ...ENGINE_COLUMNS].map(({ selectable: _, ...column }) => column),
+    ...(selectable.length ? { selectableFields: selectable } : {}),
   };
 }
 
