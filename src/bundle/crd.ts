@@ -67,6 +67,19 @@ function crdVersion(kind: AnyKind, name: string, layout: VersionLayout, columns:
 }
 
 /**
+ * The versions with selectable fields on the hub (the first) alone where every version has the
+ * same ones. The API server (1.36 and 1.37) moves per-version fields that are identical in
+ * every version to the CRD's top level as it reads a CRD, and then refuses top-level
+ * selectable fields beside per-version schemas ("may only be set when validations.schema is
+ * included"): the versions of a kind with several versions always have different schemas.
+ */
+function hubOnlyWhereIdentical<V extends { selectableFields?: { jsonPath: string }[] }>(versions: V[]): V[] {
+  const same = (v: V) => JSON.stringify(v.selectableFields ?? []) === JSON.stringify(versions[0].selectableFields ?? []);
+  if (versions.length < 2 || !versions[0].selectableFields || !versions.every(same)) return versions;
+  return versions.map((v, i) => (i === 0 ? v : (({ selectableFields: _, ...rest }) => rest as V)(v)));
+}
+
+/**
  * The CustomResourceDefinition manifest of one kind in one of its groups (see servedIdentities):
  * the same names, schema and columns in each. A kind with older versions lists them after the
  * hub, which is stored, and converts by the webhook `webhook` names.
@@ -89,10 +102,10 @@ export function crdManifest(kind: AnyKind, webhook?: WebhookClientConfig): Recor
         ...(kind.shortNames.length ? { shortNames: [...kind.shortNames] } : {}),
         categories: [CATEGORY],
       },
-      versions: [
+      versions: hubOnlyWhereIdentical([
         crdVersion(kind, kind.version, kind, kind.printerColumns),
         ...(kind.olderVersions ?? []).map((older) => crdVersion(kind, older.name, older, older.printerColumns ?? kind.printerColumns, older)),
-      ],
+      ]),
       ...(hasVersions(kind) ? { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: webhook } } } : {}),
     },
   };
