@@ -6,7 +6,7 @@ import { ApiEndpoint, apiRequest } from './api';
 import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
 import { writeKwokStages } from './kwok-stages';
 import { freePort, ManagedProcess, sleep, startProcess, stillRunning, stopProcesses } from './processes';
-import { Release, releaseOfBinaries, sameRelease, storageMigrationFlags } from './release';
+import { loopbackApiServerFlags, Release, releaseOfBinaries, sameRelease, storageMigrationFlags } from './release';
 
 /** What a running control plane leaves in its directory, so another process can use or stop it. */
 export interface ControlPlaneState {
@@ -186,6 +186,7 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       '--service-cluster-ip-range=10.96.0.0/16',
       '--allow-privileged=true',
       '--profiling=false',
+      ...loopbackApiServerFlags(release),
       ...svm.apiServer,
     ]);
     saveState();

@@ -26,6 +26,16 @@ export function sameRelease(release: Release, asked: string): boolean {
 }
 
 /**
+ * kube-apiserver's flags a release needs on loopback: from 1.37 it refuses to start with an
+ * advertise address in 127.0.0.0/8 while it reconciles the `kubernetes` Service's endpoints
+ * ("cannot use public IP 127.0.0.1 with endpoint reconciler"); nothing here reaches the API
+ * server through that Service (kwok's Pods run nothing), so there is no reconciler.
+ */
+export function loopbackApiServerFlags(release: Release): string[] {
+  return release.major > 1 || release.minor >= 37 ? ['--endpoint-reconciler-type=none'] : [];
+}
+
+/**
  * The flags that turn the StorageVersionMigration API and its migrator on or off, beyond the
  * release's defaults. 1.37 serves storagemigration.k8s.io/v1 (GA) and runs kube-controller-
  * manager's storage-version-migrator-controller by default; 1.36 has them beta and off, and
