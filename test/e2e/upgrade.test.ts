@@ -181,7 +181,11 @@ function upgradeScenario(how: string, install: (cluster: LocalCluster) => Promis
       }
       // Kubernetes 1.37 migrates by its StorageVersionMigration API (GA, on by default); before, the controller rewrites each object once.
       const byCluster = cluster!.plane.release!.minor >= 37;
-      const migrated = newController!.logs().filter((line) => line.msg === 'storage migrated');
+      // On the cluster's path its migrator prunes storedVersions before the controller sees Succeeded (it polls): wait for each CRD's line.
+      const migrated = await eventually('a "storage migrated" line for each versioned CRD', async () => {
+        const lines = newController!.logs().filter((line) => line.msg === 'storage migrated');
+        return VERSIONED.every((identity) => lines.some((line) => line.crd === crdName(identity))) ? lines : undefined;
+      }, 120_000);
       const counts = (identity: AnyKind) => ({
         crd: crdName(identity),
         path: byCluster ? 'storage-version-migration' : 'controller',
