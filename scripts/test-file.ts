@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { isRunning, readState, repoRoot } from '../test/controlplane/controlplane';
+import { sameRelease } from '../test/controlplane/release';
 
 /**
  * `npm run test:file -- <test file>... [jest options]`: Jest on some test files as `npm test`
@@ -19,7 +20,10 @@ function main(args: readonly string[]): number {
   if (!env.TEST_KUBECONFIG) {
     const dir = resolve(env.CLUSTER_DIR ?? join(root, '.cluster'));
     const local = readState(dir);
-    if (local && isRunning(local)) env.TEST_KUBECONFIG = local.kubeconfig;
+    const asked = env.KUBERNETES_VERSION;
+    if (local && isRunning(local) && asked && local.release && !sameRelease(local.release, asked)) {
+      console.error(`test:file: the control plane in ${dir} runs Kubernetes ${local.release.version}, not KUBERNETES_VERSION=${asked}; Jest starts a throw-away one of ${asked}`);
+    } else if (local && isRunning(local)) env.TEST_KUBECONFIG = local.kubeconfig;
     else console.error(`test:file: no control plane of npm run cluster:up runs in ${dir}; Jest starts a throw-away one (npm run cluster:up keeps one for the next run)`);
   }
   const jest = join(root, 'node_modules', 'jest', 'bin', 'jest.js');

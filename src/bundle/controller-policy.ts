@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { AnyKind } from '../core/kind';
 import { HostAccess, imageRepository } from '../core/rendered-shapes';
 import { PRODUCT } from '../core/names';
+import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/storage-migration';
 
 export interface ControllerPolicyProps {
   /** The kinds the controller serves: their declared shapes (`renders`) are all it may write. */
@@ -11,6 +12,11 @@ export interface ControllerPolicyProps {
   readonly serviceAccount: { readonly namespace: string; readonly name: string };
   /** Image repositories beside the kinds' own (e.g. a Database's PostgreSQL from another registry). @default none */
   readonly extraImages?: readonly string[];
+  /**
+   * The resources (CRDs of its kinds with versions) the controller may ask the cluster's
+   * StorageVersionMigration API to migrate; none: no policy for that API (the install grants none). @default none
+   */
+  readonly storageMigrations?: readonly { readonly group: string; readonly plural: string }[];
   readonly labels?: Record<string, string>;
 }
 
@@ -118,6 +124,16 @@ export class ControllerPolicy extends Construct {
         serviceAccounts.length ? `the kinds render no ServiceAccount but ${serviceAccounts.join(', ')}` : 'no kind renders a ServiceAccount',
       ),
     ]);
+    const migrations = (props.storageMigrations ?? []).map((m) => `${m.group}/${m.plural}`).sort();
+    if (migrations.length) {
+      // Its RBAC may create any StorageVersionMigration (create cannot be limited by name): only of its own resources here.
+      policy('storage-migrations', [{ group: STORAGE_MIGRATION_GROUP, resources: [STORAGE_MIGRATION_RESOURCE] }], [], [
+        validation(
+          `object.spec.resource.group + '/' + object.spec.resource.resource in ${list(migrations)}`,
+          `a StorageVersionMigration may migrate its kinds\u2019 resources only: ${migrations.join(', ')}`,
+        ),
+      ]);
+    }
     for (const { shape, rules, podSpec } of POD_SHAPES) {
       const spec = `variables.podSpec`;
       policy(

@@ -4,6 +4,7 @@ import { allIdentities, crdName, isExtraIdentity } from '../core/groups';
 import { AnyKind, PrinterColumn } from '../core/kind';
 import { hasVersions, KindVersion, VersionLayout } from '../core/versions';
 import { OpenApiSchema, schemaOf } from '../schema';
+import { selectableFieldsOf } from './selectable-fields';
 
 /** `kubectl get all-operators` lists every instance of every kind. */
 export const CATEGORY = 'all-operators';
@@ -51,15 +52,31 @@ const ENGINE_COLUMNS: readonly PrinterColumn[] = [
 ];
 
 function crdVersion(kind: AnyKind, name: string, layout: VersionLayout, columns: readonly PrinterColumn[], older?: KindVersion) {
+  const schema = openApiSchemaOf(kind, layout);
+  const selectable = older?.selectableColumns === false ? [] : selectableFieldsOf(`${kind.kind} ${name}`, columns, schema);
   return {
     name,
     served: older?.served ?? true,
     storage: older === undefined,
     ...(older?.deprecationWarning ? { deprecated: true, deprecationWarning: older.deprecationWarning } : {}),
     subresources: { status: {} },
-    schema: { openAPIV3Schema: openApiSchemaOf(kind, layout) },
-    additionalPrinterColumns: [...columns, ...ENGINE_COLUMNS],
+    schema: { openAPIV3Schema: schema },
+    additionalPrinterColumns: [...columns, ...ENGINE_COLUMNS].map(({ selectable: _, ...column }) => column),
+    ...(selectable.length ? { selectableFields: selectable } : {}),
   };
+}
+
+/**
+ * The versions with selectable fields on the hub (the first) alone where every version has the
+ * same ones. The API server (1.36 and 1.37) moves per-version fields that are identical in
+ * every version to the CRD's top level as it reads a CRD, and then refuses top-level
+ * selectable fields beside per-version schemas ("may only be set when validations.schema is
+ * included"): the versions of a kind with several versions always have different schemas.
+ */
+function hubOnlyWhereIdentical<V extends { selectableFields?: { jsonPath: string }[] }>(versions: V[]): V[] {
+  const same = (v: V) => JSON.stringify(v.selectableFields ?? []) === JSON.stringify(versions[0].selectableFields ?? []);
+  if (versions.length < 2 || !versions[0].selectableFields || !versions.every(same)) return versions;
+  return versions.map((v, i) => (i === 0 ? v : (({ selectableFields: _, ...rest }) => rest as V)(v)));
 }
 
 /**
@@ -85,10 +102,10 @@ export function crdManifest(kind: AnyKind, webhook?: WebhookClientConfig): Recor
         ...(kind.shortNames.length ? { shortNames: [...kind.shortNames] } : {}),
         categories: [CATEGORY],
       },
-      versions: [
+      versions: hubOnlyWhereIdentical([
         crdVersion(kind, kind.version, kind, kind.printerColumns),
         ...(kind.olderVersions ?? []).map((older) => crdVersion(kind, older.name, older, older.printerColumns ?? kind.printerColumns, older)),
-      ],
+      ]),
       ...(hasVersions(kind) ? { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: webhook } } } : {}),
     },
   };

@@ -71,8 +71,13 @@ export class OperatorBundle extends Construct {
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
     const controllerAccount = { namespace, name: 'controller' };
 
+    // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
+    const userKinds = props.userKinds ?? props.kinds;
+    // Migrating lists every namespace's objects: the namespaced install leaves it to a cluster-wide one (docs/operating.md#stored-versions).
+    const migrated = watchNamespaces.length ? [] : userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
+
     // First, so that the controller's requests are judged from its first one on.
-    new ControllerPolicy(this, 'policy', { kinds: props.kinds, serviceAccount: controllerAccount, extraImages: props.extraImages, labels });
+    new ControllerPolicy(this, 'policy', { kinds: props.kinds, serviceAccount: controllerAccount, extraImages: props.extraImages, storageMigrations: migrated, labels });
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: {
@@ -150,16 +155,12 @@ export class OperatorBundle extends Construct {
         subjects,
       });
     };
-    // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
-    const userKinds = props.userKinds ?? props.kinds;
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
     const certManager = props.webhookCertificates === 'cert-manager';
     if (versioned.length) {
       // With cert-manager its cainjector fills caBundle: the controller needs no access to the CRDs for it.
       if (!certManager) bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
-      const migrated = userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
-      // Migrating lists every namespace's objects: the namespaced install leaves it to a cluster-wide one (docs/operating.md#stored-versions).
-      if (!watchNamespaces.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
+      if (migrated.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
       bindHere('conversion-webhook', certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET));
     }
     if (certManager) {

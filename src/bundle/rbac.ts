@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { METRICS_PATH } from '../core/metrics-endpoint';
 import { AnyKind, Permission, Verb } from '../core/kind';
 import { SECRET_COPY } from '../core/secret-copy';
+import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/storage-migration';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -125,15 +126,19 @@ export function caInjectionRules(crdNames: readonly string[]): PolicyRule[] {
 }
 
 /**
- * Rewriting objects stored in an older version (src/runtime/conversion/migrate.ts): each object
- * written back unchanged, then the CRD's storedVersions pruned, only on its own CRDs by name.
- * The cluster's StorageVersionMigration API is not granted: it could rewrite any resource, and
- * the controller's own write-back does the same for its kinds.
+ * Migrating objects stored in an older version (src/runtime/conversion/migrate.ts), only on its
+ * own CRDs by name: by the cluster's StorageVersionMigration API where it serves one (create, and
+ * get to follow it; Kubernetes 1.37 serves it by default), else by writing each object back
+ * unchanged; then the CRD's storedVersions pruned. `create` cannot be limited by name (the API
+ * server authorizes it before the object exists) and a StorageVersionMigration could name any
+ * resource: the controller's admission policy admits from it only those of its own CRDs
+ * (ControllerPolicy's `storage-migrations`).
  */
 export function storageMigrationRules(kinds: readonly AnyKind[], crdNames: readonly string[]): PolicyRule[] {
   return [
     ...kinds.map((kind) => ({ apiGroups: [kind.group], resources: [kind.plural], verbs: ['update'] })),
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], verbs: ['patch'], resourceNames: [...crdNames] },
+    { apiGroups: [STORAGE_MIGRATION_GROUP], resources: [STORAGE_MIGRATION_RESOURCE], verbs: ['create', 'get'] },
   ];
 }
 

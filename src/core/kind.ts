@@ -32,6 +32,13 @@ export interface PrinterColumn {
   readonly jsonPath: string;
   readonly description: string;
   readonly priority?: number;
+  /**
+   * Also a CRD selectable field: lists and watches may filter on it with a field selector
+   * (`kubectl get <plural> --field-selector spec.brand=Fender`), on the server. Only a plain
+   * path to a string, integer or boolean of the schema; eight per version at most.
+   * @default false
+   */
+  readonly selectable?: boolean;
 }
 
 /**

@@ -47,6 +47,12 @@ export interface KindVersion extends VersionLayout {
   /** The object's printer columns in this version. @default the hub's */
   readonly printerColumns?: readonly PrinterColumn[];
   /**
+   * Whether its printer columns marked `selectable` are selectable fields in this version too.
+   * No for a layout where the column's path misses some objects (fields that may sit elsewhere),
+   * which a field selector would then leave out silently. @default true
+   */
+  readonly selectableColumns?: boolean;
+  /**
    * This version's object (a copy: change it freely) in the hub's layout, given what `fromHub`
    * kept when the object was converted from the hub (undefined if nothing). `apiVersion` and the
    * engine's annotation are the engine's to set.

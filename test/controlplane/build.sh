@@ -2,16 +2,27 @@
 # Builds the local control plane (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok) from the pinned modules beside this script, once, into a cache
 # outside the repo keyed by the Kubernetes version and the modules' checksums.
-# Prints the bin directory as its last line. Re-running with a warm cache takes well
-# under a second.
+# KUBERNETES_VERSION picks the release: a minor with a tools-<minor> module here (1.37, the
+# default, or 1.36), or that module's exact version (v1.36.3). Prints the bin directory as its
+# last line. Re-running with a warm cache takes well under a second.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-tools="$here/tools"
+default_minor=1.37
+minor="$(echo "${KUBERNETES_VERSION:-$default_minor}" | sed -E 's/^v//; s/^([0-9]+\.[0-9]+)(\.[0-9]+)?$/\1/')"
+tools="$here/tools-$minor"
 kwok="$here/kwok"
+if [ ! -f "$tools/go.mod" ]; then
+  supported="$(cd "$here" && ls -d tools-*/ | sed 's/^tools-//; s/\/$//' | paste -sd' ')"
+  echo "build.sh: KUBERNETES_VERSION=${KUBERNETES_VERSION:-} is not a supported release (supported: $supported)" >&2
+  exit 1
+fi
 
 k8s_version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 }' "$tools/go.mod")"
 [ -n "$k8s_version" ] || { echo "build.sh: no 'require k8s.io/kubernetes vX' line in $tools/go.mod" >&2; exit 1; }
+case "${KUBERNETES_VERSION:-}" in
+  *.*.*) [ "v${KUBERNETES_VERSION#v}" = "$k8s_version" ] || { echo "build.sh: KUBERNETES_VERSION=$KUBERNETES_VERSION, but tools-$minor pins $k8s_version" >&2; exit 1; } ;;
+esac
 go_version="$(go env GOVERSION)"
 key="$(cat "$tools/go.mod" "$tools/go.sum" "$kwok/go.mod" "$kwok/go.sum" "$0" <(echo "$go_version") | sha256sum | cut -c1-12)"
 

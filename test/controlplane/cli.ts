@@ -11,8 +11,9 @@ async function main(command: string | undefined): Promise<void> {
   const dir = resolve(process.env.CLUSTER_DIR ?? join(repoRoot(), '.cluster'));
   if (command === 'up') {
     const { state, started } = await upLocalControlPlane(dir);
-    if (started) console.error(`control plane ready at ${state.server}, with a default StorageClass; logs in ${state.logDir}; stop it with npm run cluster:down`);
-    else console.error(`the control plane in ${dir} is already running`);
+    const release = state.release ? `Kubernetes ${state.release.version}` : 'Kubernetes';
+    if (started) console.error(`control plane (${release}) ready at ${state.server}, with a default StorageClass; logs in ${state.logDir}; stop it with npm run cluster:down`);
+    else console.error(`the control plane (${release}) in ${dir} is already running`);
     console.log(`KUBECONFIG=${state.kubeconfig}`);
   } else if (command === 'down') {
     await stopControlPlane(dir);

@@ -6,6 +6,7 @@ import { ApiEndpoint, apiRequest } from './api';
 import { readServingCa, writeCredentials, writeKubeconfig } from './credentials';
 import { writeKwokStages } from './kwok-stages';
 import { freePort, ManagedProcess, sleep, startProcess, stillRunning, stopProcesses } from './processes';
+import { loopbackApiServerFlags, Release, releaseOfBinaries, sameRelease, storageMigrationFlags } from './release';
 
 /** What a running control plane leaves in its directory, so another process can use or stop it. */
 export interface ControlPlaneState {
@@ -13,6 +14,8 @@ export interface ControlPlaneState {
   readonly server: string;
   readonly logDir: string;
   readonly processes: ManagedProcess[];
+  /** The Kubernetes release it runs (absent in the state of a control plane started before it was recorded). */
+  readonly release?: Release;
 }
 
 /** The fake node kwok manages: Pods scheduled onto it become Ready or Succeeded without a kubelet. */
@@ -66,13 +69,14 @@ export function startWatchdog(processes: readonly ManagedProcess[], parent = pro
 }
 
 /**
- * Builds the binaries if needed (cached outside the repo) and returns their directory. Under a
- * lock: test runs started together on a new machine wait for one build rather than each
- * compiling its own (seven at once took the cores for half an hour).
+ * Builds the binaries of `kubernetesVersion` if needed (cached outside the repo) and returns
+ * their directory. Under a lock: test runs started together on a new machine wait for one
+ * build rather than each compiling its own (seven at once took the cores for half an hour).
  */
-export function controlPlaneBinaries(): string {
+export function controlPlaneBinaries(kubernetesVersion = process.env.KUBERNETES_VERSION): string {
   const lock = join(tmpdir(), `cdk8s-operators-controlplane-build-${process.getuid?.() ?? 0}.lock`);
-  const output = execFileSync('flock', [lock, 'bash', join(repoRoot(), 'test', 'controlplane', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, KUBERNETES_VERSION: kubernetesVersion ?? '' };
+  const output = execFileSync('flock', [lock, 'bash', join(repoRoot(), 'test', 'controlplane', 'build.sh')], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'inherit'] });
   return output.trim().split('\n').at(-1)!;
 }
 
@@ -92,7 +96,13 @@ export function isRunning(state: ControlPlaneState): boolean {
 export async function upLocalControlPlane(dir: string, starting: () => void = () => undefined): Promise<{ state: ControlPlaneState; started: boolean }> {
   mkdirSync(dir, { recursive: true });
   const running = readState(dir);
-  if (running && isRunning(running)) return { state: running, started: false };
+  if (running && isRunning(running)) {
+    const asked = process.env.KUBERNETES_VERSION;
+    if (asked && running.release && !sameRelease(running.release, asked)) {
+      throw new Error(`the control plane in ${dir} runs Kubernetes ${running.release.version}, not KUBERNETES_VERSION=${asked}: stop it first (npm run cluster:down)`);
+    }
+    return { state: running, started: false };
+  }
   if (running) await stopControlPlane(dir);
   starting();
   return { state: await startControlPlane(dir, { storage: true }), started: true };
@@ -100,24 +110,24 @@ export async function upLocalControlPlane(dir: string, starting: () => void = ()
 
 export interface ControlPlaneOptions {
   /**
+   * The Kubernetes release: a minor build.sh has a module for (`1.37`, `1.36`) or its exact
+   * version. Default: KUBERNETES_VERSION, else build.sh's default (1.37).
+   */
+  readonly kubernetesVersion?: string;
+  /**
    * Also run the storage process (storage.ts): a default StorageClass and a provisioner that
    * gives each claim a volume, as kind and k3d have. Default false: tests that need volumes on
    * the shared control plane start a provisioner of their own, for their namespace.
    */
   readonly storage?: boolean;
   /**
-   * Also serve the StorageVersionMigration API and run its migrator, as a cluster that enables
-   * them does (Kubernetes 1.36: beta, off by default). kube-apiserver serves
-   * storagemigration.k8s.io/v1beta1 only with both the runtime config and the
-   * StorageVersionMigrator feature gate; kube-controller-manager's
-   * storage-version-migrator-controller starts only with the gate (and the garbage collector,
-   * whose graph it uses, and client-go's InformerResourceVersion and InOrderInformers, on by
-   * default in 1.36). Default false: the shared control plane is a cluster of the defaults.
+   * Serve the StorageVersionMigration API and run its migrator (true) or not (false); default:
+   * as the release's default cluster does (1.37: both, GA; 1.36: neither, beta and off). See
+   * storageMigrationFlags in release.ts for the flags each release needs. The migrator needs
+   * the garbage collector, whose graph it uses, which CONTROLLERS has.
    */
   readonly storageVersionMigration?: boolean;
 }
-
-const SVM_GATE = '--feature-gates=StorageVersionMigrator=true';
 
 /**
  * Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
@@ -126,7 +136,9 @@ const SVM_GATE = '--feature-gates=StorageVersionMigrator=true';
  * ServiceAccount exists and, with storage, the default StorageClass.
  */
 export async function startControlPlane(dir: string, options: ControlPlaneOptions = {}): Promise<ControlPlaneState> {
-  const bin = controlPlaneBinaries();
+  const bin = controlPlaneBinaries(options.kubernetesVersion);
+  const release = releaseOfBinaries(bin);
+  const svm = storageMigrationFlags(release, options.storageVersionMigration);
   const logDir = join(dir, 'logs');
   const certDir = join(dir, 'certs');
   for (const d of [logDir, certDir]) mkdirSync(d, { recursive: true });
@@ -140,7 +152,7 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
   const start = (name: string, args: string[]) => processes.push(startProcess(name, join(bin, name), args, logDir));
   const kubeconfig = join(dir, 'kubeconfig');
   const server = `https://127.0.0.1:${apiPort}`;
-  const state: ControlPlaneState = { kubeconfig, server, logDir, processes };
+  const state: ControlPlaneState = { kubeconfig, server, logDir, processes, release };
   const saveState = () => writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
 
   try {
@@ -174,7 +186,8 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       '--service-cluster-ip-range=10.96.0.0/16',
       '--allow-privileged=true',
       '--profiling=false',
-      ...(options.storageVersionMigration ? ['--runtime-config=storagemigration.k8s.io/v1beta1=true', SVM_GATE] : []),
+      ...loopbackApiServerFlags(release),
+      ...svm.apiServer,
     ]);
     saveState();
     await waitFor('kube-apiserver to write its serving certificate', processes, () => existsSync(join(certDir, 'apiserver.crt')));
@@ -192,8 +205,8 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       '--bind-address=127.0.0.1',
       `--secure-port=${controllerManagerPort}`,
       '--use-service-account-credentials=false',
-      `--controllers=${[...CONTROLLERS, ...(options.storageVersionMigration ? ['storage-version-migrator-controller'] : [])].join(',')}`,
-      ...(options.storageVersionMigration ? [SVM_GATE] : []),
+      `--controllers=${[...CONTROLLERS, ...svm.controllers].join(',')}`,
+      ...svm.controllerManager,
       `--service-account-private-key-file=${credentials.serviceAccountPrivateKey}`,
       `--root-ca-file=${caFile}`,
     ]);

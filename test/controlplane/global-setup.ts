@@ -25,7 +25,7 @@ export default async function globalSetup(): Promise<void> {
   // Only the run that started it stops it: a Jest run nested in a test inherits TEST_CONTROL_PLANE_DIR too.
   (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir = dir;
   process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
-  console.log(`\ncontrol plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
+  console.log(`\ncontrol plane (Kubernetes ${state.release?.version}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
 }
 
 /**

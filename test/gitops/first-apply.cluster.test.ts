@@ -48,7 +48,7 @@ describe('kubectl apply -k dist on a fresh cluster (kustomize build dist, applie
     // The controller's admission policies are in place before the controller that they fence.
     const controller = manifests.find((o) => o.kind === 'Deployment' && o.metadata.name === 'controller')!;
     const policies = manifests.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'));
-    expect(policies.length).toBe(10);
+    expect(policies.length).toBe(12); // six policies and their bindings
     expect(policies.filter((o) => !before(o, controller)).map(name)).toEqual([]);
   });
 

@@ -17,12 +17,13 @@ import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../sup
 import { defineVersionedTestKind } from '../support/test-kind';
 
 /**
- * The StorageVersionMigration path of src/runtime/conversion/migrate.ts, on a control plane of
- * this file's own that enables the API and its migrator (test/controlplane's
- * storageVersionMigration: kube-apiserver's runtime config and feature gate,
- * kube-controller-manager's storage-version-migrator-controller), as a cluster of Kubernetes
- * 1.36 does when its admin turns them on. The shared control plane is one of the defaults,
- * where the controller's own migration runs (storage-migration.test.ts).
+ * Which way src/runtime/conversion/migrate.ts migrates, on control planes of this file's own:
+ * one that serves the StorageVersionMigration API and runs its migrator (test/controlplane's
+ * storageVersionMigration: the default of Kubernetes 1.37; on 1.36 kube-apiserver's runtime
+ * config and feature gate and kube-controller-manager's storage-version-migrator-controller,
+ * as a cluster's admin turns them on), where the cluster migrates; and one without them, where
+ * the controller migrates itself. storage-migration.test.ts tests the controller's own way in
+ * detail on the shared control plane.
  */
 
 type Crd = KubeObject & { spec: Record<string, unknown>; status?: { storedVersions?: string[] } };
@@ -44,7 +45,7 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
     dir = mkdtempSync(join(tmpdir(), 'svm-'));
     const started = Date.now();
     plane = await startControlPlane(dir, { storageVersionMigration: true });
-    process.stdout.write(`svm: control plane started in ${Date.now() - started} ms\n`);
+    process.stdout.write(`svm: control plane (${plane.release?.version}) started in ${Date.now() - started} ms\n`);
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(plane.kubeconfig);
     rest = new KubeRest(kc);
@@ -65,7 +66,9 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
   });
 
   it('finds the API by discovery, migrates by a StorageVersionMigration, and storedVersions ends with the hub alone', async () => {
-    expect(await storageMigrationApi(rest)).toEqual({ groupVersion: 'storagemigration.k8s.io/v1beta1' });
+    // GA and served by default from 1.37; beta (on here by flags) in 1.35-1.36.
+    const groupVersion = plane.release!.minor >= 37 ? 'storagemigration.k8s.io/v1' : 'storagemigration.k8s.io/v1beta1';
+    expect(await storageMigrationApi(rest)).toEqual({ groupVersion });
     expect(await storedVersions()).toEqual(['v1', 'v2']);
     const etcd = etcdOf(plane)!;
     for (const name of names) expect(await storedApiVersion(etcd, kind, namespace, name)).toBe(`${kind.group}/v1`);
@@ -77,7 +80,7 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
     // resourceVersion the migration recorded; of a resource nobody writes, that cache hears
     // only at the API server's next progress notification (minutes). One write brings it there.
     const crdNow = await rest.request<{ metadata: { name: string; resourceVersion: string; generation?: number } }>('GET', `${CRDS_PATH}/${crdName(kind)}`);
-    const svmPath = `/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations/${svmName(crdNow, 'v2')}`;
+    const svmPath = `/apis/${groupVersion}/storageversionmigrations/${svmName(crdNow, 'v2')}`;
     await eventually('the StorageVersionMigration to record its resourceVersion', async () => (await rest.request<{ status?: { resourceVersion?: string } } | undefined>('GET', svmPath, { notFoundAsUndefined: true }))?.status?.resourceVersion);
     await objects.create({ apiVersion: `${kind.group}/v2`, kind: kind.kind, metadata: { name: 'written-meanwhile', namespace }, spec: { size: 9 } });
     const [result] = await migration;
@@ -100,4 +103,42 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
     const [again] = await migrateStoredVersions(rest, { kinds: [kind], log, pollMs: 250 });
     expect(again.outcome).toBe('current');
   }, 120_000);
+});
+
+describe('storage version migration where the cluster serves no StorageVersionMigration API', () => {
+  let dir: string;
+  let plane: ControlPlaneState;
+  let rest: KubeRest;
+  let objects: ObjectClient;
+  let webhook: LocalConversion;
+  const log = createLogger({ level: 'warn', write: () => undefined });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'no-svm-'));
+    plane = await startControlPlane(dir, { storageVersionMigration: false });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(plane.kubeconfig);
+    rest = new KubeRest(kc);
+    objects = new ObjectClient(rest, 'svm-tests');
+    webhook = await startLocalConversion([kind]);
+    await installServedCrd(objects, rest, crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
+    await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const name of names) await objects.create({ apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: { size: 1 } });
+    await installServedCrd(objects, rest, crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd, ['v1', 'v2']);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (plane) await stopControlPlane(dir);
+    await webhook?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds none by discovery and rewrites the objects itself, as on clusters before 1.37', async () => {
+    expect(await storageMigrationApi(rest)).toBeUndefined();
+    const [result] = await migrateStoredVersions(rest, { kinds: [kind], log });
+    expect(result).toMatchObject({ outcome: 'migrated', path: 'controller', objects: { migrated: names.length, failed: 0 } });
+    const etcd = etcdOf(plane)!;
+    for (const name of names) expect(await storedApiVersion(etcd, kind, namespace, name)).toBe(`${kind.group}/v2`);
+    expect((await rest.request<Crd>('GET', `${CRDS_PATH}/${crdName(kind)}`)).status?.storedVersions).toEqual(['v2']);
+  }, 60_000);
 });

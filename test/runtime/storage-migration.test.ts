@@ -9,6 +9,7 @@ import { chooseStorageMigrationVersion, keepMigratingStoredVersions, migrateStor
 import { createLogger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
 import { readState } from '../controlplane/controlplane';
+import { serverRelease } from '../support/server-release';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { testObjects } from '../support/manifests';
@@ -70,7 +71,8 @@ describe('storage version migration', () => {
   const logLines: Record<string, unknown>[] = [];
   const log = createLogger({ level: 'debug', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
   const metrics = new Metrics();
-  const options = (kind: AnyKind, more: Partial<StorageMigrationOptions> = {}): StorageMigrationOptions => ({ kinds: [kind], log, metrics, pageSize: 3, ...more });
+  // The controller's own way, whatever the cluster serves (storage-migration-cluster.test.ts proves the choice and the cluster's way).
+  const options = (kind: AnyKind, more: Partial<StorageMigrationOptions> = {}): StorageMigrationOptions => ({ kinds: [kind], log, metrics, pageSize: 3, path: 'controller', ...more });
   const before = new Map<string, { v1: Migrant; v2: Migrant }>();
   const cleanups: (() => Promise<unknown>)[] = [];
 
@@ -101,8 +103,9 @@ describe('storage version migration', () => {
     await webhook?.close();
   });
 
-  it('chooses the controller\u2019s own migration where the API server has no StorageVersionMigration API (the local control plane enables none)', async () => {
-    expect(await storageMigrationApi(rest)).toBeUndefined();
+  it('finds the StorageVersionMigration API where the release serves it by default (1.37: v1), and none before', async () => {
+    const { minor } = await serverRelease(rest);
+    expect(await storageMigrationApi(rest)).toEqual(minor >= 37 ? { groupVersion: 'storagemigration.k8s.io/v1' } : undefined);
     // Where discovery lists the group, its newest version this project knows.
     expect(chooseStorageMigrationVersion({ versions: [{ version: 'v1alpha1' }] })).toBe('v1alpha1');
     expect(chooseStorageMigrationVersion({ versions: [{ version: 'v1beta1' }, { version: 'v1alpha1' }] })).toBe('v1beta1');
@@ -120,7 +123,7 @@ describe('storage version migration', () => {
     const { result: [result], sent } = await counting(() => migrateStoredVersions(rest, options(migrant)));
 
     // The CRD, discovery of storagemigration.k8s.io (404), 3 pages of 3, the CRD again, the status patch.
-    expect(sent).toEqual({ GET: 6, PUT: 7, PATCH: 1 });
+    expect(sent).toEqual({ GET: 5, PUT: 7, PATCH: 1 }); // the CRD, 3 pages, the CRD again before the patch
     expect(result).toMatchObject({ crd: crdName(migrant), outcome: 'migrated', path: 'controller', storedVersions: ['v1', 'v2'], storageVersion: 'v2', objects: { migrated: 7, conflicts: 0, gone: 0, failed: 0 } });
     expect(await storedVersions(migrant)).toEqual(['v2']);
     if (etcd) for (const name of names) expect(await storedApiVersion(etcd, migrant, namespace, name)).toBe(`${migrant.group}/v2`);

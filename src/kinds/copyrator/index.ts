@@ -27,7 +27,7 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   spec: copyratorSpec,
   status: copyratorStatus,
   printerColumns: [
-    { name: 'Type', type: 'string', jsonPath: '.spec.ruleType', description: 'What the rule copies.' },
+    { name: 'Type', type: 'string', jsonPath: '.spec.ruleType', description: 'What the rule copies.', selectable: true },
     { name: 'Copies', type: 'integer', jsonPath: '.status.copies', description: 'How many copies the rule manages.' },
     { name: 'Conflicts', type: 'string', jsonPath: '.status.conflicts', description: 'Objects left alone because something else manages them.' },
   ],

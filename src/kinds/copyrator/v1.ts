@@ -24,6 +24,8 @@ export const copyratorV1: KindVersion = {
   legacyTopLevel: sourceFieldsV1,
   objectRules: layoutRules,
   specOf: specOfRule,
+  // Its source fields may sit at the top level: a selector on spec.ruleType would miss those rules.
+  selectableColumns: false,
   toHub: (object) => {
     const { spec, path } = specOfRule(object);
     // A partial object (server-side apply prunes to what a manager owns) may have no spec.

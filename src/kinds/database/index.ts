@@ -34,12 +34,12 @@ const OBJECT_RULES: ObjectRule[] = [
 ];
 
 const PRINTER_COLUMNS: PrinterColumn[] = [
-  { name: 'Database', type: 'string', jsonPath: '.spec.name', description: 'The database inside PostgreSQL.' },
+  { name: 'Database', type: 'string', jsonPath: '.spec.name', description: 'The database inside PostgreSQL.', selectable: true },
   { name: 'Port', type: 'integer', jsonPath: '.spec.port', description: 'The port clients connect to.', priority: 1 },
   { name: 'Storage', type: 'string', jsonPath: '.spec.storageSize', description: 'Size of each data volume.' },
   { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'PostgreSQL pods asked for.' },
   { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas', description: 'PostgreSQL pods ready.' },
-  { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.' },
+  { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the Database is.', selectable: true },
   { name: 'Image', type: 'string', jsonPath: '.status.currentImage', description: 'The image running now.', priority: 1 },
   { name: 'LastBackup', type: 'date', jsonPath: '.status.lastBackupTime', description: 'When the last scheduled backup succeeded.' },
 ];

@@ -20,8 +20,8 @@ export const exchangeRateKind: KindDefinition<ExchangeRateSpec, ExchangeRateStat
   spec: exchangeRateSpec,
   status: exchangeRateStatus,
   printerColumns: [
-    { name: 'Currency', type: 'string', jsonPath: '.spec.currency', description: 'The currency quoted.' },
-    { name: 'Base', type: 'string', jsonPath: '.spec.base', description: 'The currency the rate is against.' },
+    { name: 'Currency', type: 'string', jsonPath: '.spec.currency', description: 'The currency quoted.', selectable: true },
+    { name: 'Base', type: 'string', jsonPath: '.spec.base', description: 'The currency the rate is against.', selectable: true },
     { name: 'Rate', type: 'string', jsonPath: '.status.rate', description: 'The last rate published.' },
     { name: 'Date', type: 'string', jsonPath: '.status.date', description: 'The provider\u2019s date of the rate.', priority: 1 },
   ],

@@ -20,8 +20,8 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
   spec: guitarSpec,
   status: guitarStatus,
   printerColumns: [
-    { name: 'Brand', type: 'string', jsonPath: '.spec.brand', description: 'The maker of the guitar.' },
-    { name: 'Verdict', type: 'string', jsonPath: '.status.verdict', description: 'The reviewer\u2019s verdict.' },
+    { name: 'Brand', type: 'string', jsonPath: '.spec.brand', description: 'The maker of the guitar.', selectable: true },
+    { name: 'Verdict', type: 'string', jsonPath: '.status.verdict', description: 'The reviewer\u2019s verdict.', selectable: true },
     { name: 'Comment', type: 'string', jsonPath: '.status.comment', description: 'The reviewer\u2019s comment.', priority: 1 },
   ],
   controller: guitarController,

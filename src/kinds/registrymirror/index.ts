@@ -30,7 +30,7 @@ export const registryMirrorKind: KindDefinition<RegistryMirrorSpec, RegistryMirr
   spec: registryMirrorSpec,
   status: registryMirrorStatus,
   printerColumns: [
-    { name: 'Upstream', type: 'string', jsonPath: '.spec.upstreamUrl', description: 'The registry mirrored.' },
+    { name: 'Upstream', type: 'string', jsonPath: '.spec.upstreamUrl', description: 'The registry mirrored.', selectable: true },
     { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', description: 'Where the mirror answers inside the cluster.' },
     { name: 'Nodes', type: 'integer', jsonPath: '.status.nodesConfigured', description: 'Nodes whose containerd pulls through the mirror.' },
   ],

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { crdName, servedIdentities } from '../../core/groups';
 import { AnyKind } from '../../core/kind';
 import { hasVersions } from '../../core/versions';
+import { STORAGE_MIGRATION_GROUP } from '../../core/storage-migration';
 import { CRDS_PATH as CRDS } from '../../kube/discovery';
 import { groupVersionPath, resourcePath } from '../../kube/paths';
 import { KubeError, KubeRest } from '../../kube/rest';
@@ -20,23 +21,23 @@ import { Counter, Metrics } from '../metrics';
  *
  * Two ways to migrate, per CRD:
  * - **The cluster's StorageVersionMigration API** (storagemigration.k8s.io: v1alpha1 in
- *   1.30-1.34, v1beta1 from 1.35, GA v1 planned for 1.37) where discovery lists it: one
- *   StorageVersionMigration per resource, its Succeeded condition awaited. The API alone does
- *   nothing; kube-controller-manager's storage-version-migrator controller does the work, so a
- *   migration nobody acts on within a minute falls back to the controller's own.
- * - **The controller's own** everywhere else (the default of every release so far): every
- *   object is listed in pages and written back unchanged (a PUT with its resourceVersion). The
- *   API server encodes a write in the current storage version, and an unchanged object in a
- *   new storage version encodes differently, so the write reaches etcd. A 409 Conflict means
- *   someone else wrote the object since it was listed, which stored it in the new version
- *   already; a 404 means it is gone: both are skipped.
+ *   1.30-1.34, v1beta1 in 1.35-1.36 behind a feature gate, GA v1 served by default from 1.37)
+ *   where discovery lists it: one StorageVersionMigration per resource, its Succeeded condition
+ *   awaited. The API alone does nothing; kube-controller-manager's storage-version-migrator
+ *   controller (on by default from 1.37) does the work, so a migration nobody acts on within a
+ *   minute, or one the controller may not create (an install without that grant), falls back
+ *   to the controller's own.
+ * - **The controller's own** everywhere else (clusters before 1.37, unless their admin turned
+ *   the API on): every object is listed in pages and written back unchanged (a PUT with its
+ *   resourceVersion). The API server encodes a write in the current storage version, and an
+ *   unchanged object in a new storage version encodes differently, so the write reaches etcd.
+ *   A 409 Conflict means someone else wrote the object since it was listed, which stored it in
+ *   the new version already; a 404 means it is gone: both are skipped.
  *
- * The local control plane of this project (Kubernetes v1.36) has no StorageVersionMigration
- * API: the group is beta and off by default (kube-apiserver would need
- * `--runtime-config=storagemigration.k8s.io/v1beta1=true` and the StorageVersionMigrator
- * feature gate) and its kube-controller-manager runs an explicit list of controllers without
- * the migrator. So there the controller's own migration runs, as on most clusters today;
- * test/runtime/storage-migration-cluster.test.ts starts one with both to prove the other path.
+ * The local control plane of this project runs the release's defaults (test/controlplane,
+ * KUBERNETES_VERSION): on 1.37 the cluster's path, on 1.36 the controller's own;
+ * test/runtime/storage-migration-cluster.test.ts starts one with the other setting to prove
+ * the other path on the same release.
  *
  * Idempotent and safe after a crash: storedVersions is pruned only once every object was
  * written, so a run cut short leaves it as it was and the next run (the next leader's start)
@@ -127,7 +128,7 @@ interface Crd {
   status?: { storedVersions?: string[] };
 }
 
-const GROUP = 'storagemigration.k8s.io';
+const GROUP = STORAGE_MIGRATION_GROUP;
 /** Newest first: GA from 1.37, beta from 1.35, alpha in 1.30-1.34. */
 const SVM_VERSIONS = ['v1', 'v1beta1', 'v1alpha1'] as const;
 const DEFAULT_FIELD_MANAGER = 'cdk8s-operators-storage-migration';
@@ -322,8 +323,7 @@ export interface StorageMigrationApi {
 
 /**
  * The cluster's StorageVersionMigration API, by discovery, or undefined where the API server
- * does not serve it (the default of every Kubernetes release before 1.37, and this project's
- * local control plane). Discovery needs no RBAC beyond what every authenticated user has.
+ * does not serve it (the default of every Kubernetes release before 1.37). Discovery needs no RBAC beyond what every authenticated user has.
  */
 export async function storageMigrationApi(rest: KubeRest): Promise<StorageMigrationApi | undefined> {
   const group = await rest.request<ApiGroupDiscovery | undefined>('GET', `/apis/${GROUP}`, { notFoundAsUndefined: true });
