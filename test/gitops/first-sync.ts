@@ -45,8 +45,8 @@ export function customResources(manifests: readonly KubeObject[]): KubeObject[] 
 
 /**
  * Waits until every object of `manifests` is healthy: each custom resource Ready=True for its
- * current generation (kstatus alone calls one Current before its controller ever wrote a
- * status), then every object Current by kstatus. Throws naming those that are not.
+ * current generation (its controller's word, with the reason in the log when it is not), then
+ * every object Current by kstatus. Throws naming those that are not.
  */
 export async function expectHealthy(objects: ObjectClient, manifests: readonly KubeObject[], controllerLog: string, timeoutMs = 240_000): Promise<void> {
   const team = customResources(manifests);
