@@ -14,6 +14,7 @@ import { SECRET_COPY } from './core/secret-copy';
 import { projectVersion } from './core/version';
 import { checkWithoutExtraGroups, crdName, isExtraIdentity } from './core/groups';
 import { AnyKind } from './core/kind';
+import { convertObject } from './core/versions';
 import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
@@ -75,7 +76,16 @@ export function exampleInstances(kinds: readonly AnyKind[]): Instance[] {
 const RESOURCE_ANNOTATIONS = { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.resources, 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' };
 
 /**
- * Checked resources as they were declared, after the Namespaces and ConfigMaps they need (the
+ * A resource in the version its CRD stores, converted as the controller's conversion webhook
+ * converts it (the same code). Applying it then needs no webhook: the first sync of dist/ does
+ * not wait for the controller it installs, whatever version the team wrote (docs/install.md).
+ */
+function storedVersion(kind: AnyKind, object: Instance['object']): Instance['object'] {
+  return convertObject(kind, object, kind.version);
+}
+
+/**
+ * Checked resources in the versions their CRDs store (as declared otherwise), after the Namespaces and ConfigMaps they need (the
  * Namespaces first, so that even a plain `kubectl apply -f` of the file finds them).
  */
 function resourcesChart(app: App, id: string, instances: readonly Instance[], builtIns: readonly BuiltInObject[]): Chart {
@@ -86,7 +96,7 @@ function resourcesChart(app: App, id: string, instances: readonly Instance[], bu
     annotate(builtIn, { 'argocd.argoproj.io/sync-wave': SYNC_WAVE.builtIns, ...(kind.kind === 'Namespace' ? KEEP_NAMESPACE : {}) });
   });
   // Not bare numbers: constructs keep children in an object, which puts integer keys before all others.
-  instances.forEach(({ object }, index) => annotate(new ApiObject(chart, `resource-${index}`, object), RESOURCE_ANNOTATIONS));
+  instances.forEach(({ kind, object }, index) => annotate(new ApiObject(chart, `resource-${index}`, storedVersion(kind, object)), RESOURCE_ANNOTATIONS));
   return chart;
 }
 

@@ -190,7 +190,8 @@ export async function startControlPlane(dir: string, options: ControlPlaneOption
       ...svm.apiServer,
     ]);
     saveState();
-    await waitFor('kube-apiserver to write its serving certificate', processes, () => existsSync(join(certDir, 'apiserver.crt')));
+    // The file exists a moment before its chain (the serving certificate, then the CA) is written into it.
+    await waitFor('kube-apiserver to write its serving certificate', processes, () => existsSync(join(certDir, 'apiserver.crt')) && readFileSync(join(certDir, 'apiserver.crt'), 'utf8').split('-----END CERTIFICATE-----').length > 2);
     const caPem = readServingCa(certDir);
     const endpoint: ApiEndpoint = { server, caPem, token: credentials.adminToken };
     await waitFor('kube-apiserver to answer /readyz with ok', processes, async () => (await apiRequest(endpoint, 'GET', '/readyz')).body === 'ok');

@@ -64,7 +64,8 @@ function round(suffix: string): KubeObject[] {
   return instances.filter(ours).map((o) => {
     const copy = JSON.parse(JSON.stringify(o)) as KubeObject & Record<string, unknown>;
     copy.metadata = { ...copy.metadata, name: `${o.metadata.name}-${suffix}` };
-    if (o.kind === 'CopyratorRule') copy.selector = { copyrator: suffix };
+    // dist/ holds the rule in the version its CRD stores, v2: the selector under spec.
+    if (o.kind === 'CopyratorRule') copy.spec = { ...(copy.spec as object), selector: { copyrator: suffix } };
     const spec = copy.spec as { configMapName?: string } | undefined;
     if (spec?.configMapName) copy.spec = { ...spec, configMapName: `${spec.configMapName}-${suffix}` };
     if (o.kind === 'Database') copy.spec = { ...(copy.spec as object), name: `orders_${suffix}` };

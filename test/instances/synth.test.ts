@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { answerConversionReview } from '../../src/core/conversion-review';
+import { KubeJson } from '../../src/core/kube-json';
+import { KINDS } from '../../src/kinds';
 
 // npm run synth's script as a team runs it, on folders of resources other than src/instances/.
 const root = join(__dirname, '..', '..');
@@ -18,6 +21,15 @@ function filesUnder(dir: string): string[] {
     .filter((f) => statSync(join(dir, f)).isFile())
     .map((f) => relative(dir, join(dir, f)))
     .sort();
+}
+
+type Crd = { spec: { group: string; names: { kind: string }; versions: { name: string; storage: boolean }[] } };
+
+/** The object without the sync waves' annotations synth adds (argocd.argoproj.io/...). */
+function withoutSyncAnnotations(o: KubeJson): KubeJson {
+  const annotations = Object.fromEntries(Object.entries(o.metadata.annotations ?? {}).filter(([key]) => !key.startsWith('argocd.argoproj.io/')));
+  const { annotations: _all, ...metadata } = o.metadata;
+  return { ...o, metadata: Object.keys(annotations).length ? { ...metadata, annotations } : metadata };
 }
 
 const kindsIn = (path: string) => parseAllDocuments(readFileSync(path, 'utf8')).map((d) => `${d.toJS().kind}/${d.toJS().metadata.name}`);
@@ -53,6 +65,35 @@ describe('npm run synth with a team\u2019s resources', () => {
     expect(readFileSync(join(out, 'kustomization.yaml'), 'utf8')).toContain('  - 2-instances.k8s.yaml\n  - 3-examples.k8s.yaml\n');
     expect(kindsIn(join(out, '3-examples.k8s.yaml'))[0]).toBe('Namespace/operator-examples');
     expect(filesUnder(out)).toContain('preview/operator-examples/exchangerates.usd.yaml');
+  });
+
+  it('writes every resource in the version its CRD stores, as the controller\u2019s conversion webhook answers for it, whatever version it was written in', () => {
+    const instances = mkdtempSync(join(tmpdir(), 'synth-versions-'));
+    const written = [
+      'apiVersion: test.com/v1\nkind: CopyratorRule\nmetadata: {name: top-level, namespace: team-a}\nruleType: configmap\nselector: {copyrator: "true"}\n',
+      'apiVersion: flant.com/v1\nkind: CopyratorRule\nmetadata: {name: other-group, namespace: team-a}\nspec: {ruleType: configmap, selector: {copyrator: "true"}}\n',
+      'apiVersion: stable.imaginedata.com/v1\nkind: Database\nmetadata: {name: orders, namespace: team-a}\nspec: {name: orders, port: 5432, storage-size: 1Gi, image: "postgres:17", replicas: 1}\n',
+      er('usd', '{currency: USD}'),
+    ];
+    writeFileSync(join(instances, 'resources.yaml'), written.join('---\n'));
+    const out = mkdtempSync(join(tmpdir(), 'synth-versions-out-'));
+    expect(synth('--instances', instances, '--output', out)).toEqual({ code: 0, stderr: '' });
+    const crds = parseAllDocuments(readFileSync(join(out, '0-crds.k8s.yaml'), 'utf8')).map((d) => d.toJS() as Crd);
+    const stored = (group: string, kind: string) => {
+      const crd = crds.find((c) => c.spec.group === group && c.spec.names.kind === kind)!;
+      return `${group}/${crd.spec.versions.find((v) => v.storage)!.name}`;
+    };
+    const synthesized = parseAllDocuments(readFileSync(join(out, '2-instances.k8s.yaml'), 'utf8')).map((d) => d.toJS() as KubeJson);
+    const declared = written.map((text) => parseAllDocuments(text)[0].toJS() as KubeJson);
+    expect(synthesized.map((o) => `${o.kind} ${o.apiVersion}`)).toEqual(declared.map((o) => `${o.kind} ${stored(o.apiVersion.split('/')[0], o.kind)}`));
+    declared.forEach((object, i) => {
+      const desiredAPIVersion = stored(object.apiVersion.split('/')[0], object.kind);
+      const answer = answerConversionReview(KINDS, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'synth', desiredAPIVersion, objects: [object] } });
+      expect(answer.response.result).toEqual({ status: 'Success' });
+      expect(withoutSyncAnnotations(synthesized[i])).toEqual(answer.response.convertedObjects[0]);
+    });
+    // What the team wrote stays as written.
+    expect(readFileSync(join(instances, 'resources.yaml'), 'utf8')).toBe(written.join('---\n'));
   });
 
   it('synthesizes the shipped sample set beside the examples without a clash', () => {
