@@ -18,7 +18,7 @@ export type Baseline = { readonly crds: ReadonlyMap<string, CrdDocument>; readon
 export function crdsOfYaml(text: string, source: string): Map<string, CrdDocument> {
   const crds = new Map<string, CrdDocument>();
   for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length) throw new UserError(`--crd-baseline: ${source} is not YAML: ${doc.errors[0].message}`);
+    if (doc.errors.length) throw new UserError(`${source}: not YAML: ${doc.errors[0].message}`);
     const object = doc.toJS() as { kind?: string; metadata?: { name?: string } } | null;
     if (object?.kind === 'CustomResourceDefinition' && object.metadata?.name) crds.set(object.metadata.name, object as unknown as CrdDocument);
   }
@@ -40,7 +40,7 @@ export function loadBaseline(source: string, root: string): Baseline {
     } catch (err) {
       throw new UserError(`--crd-baseline: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    return { crds: crdsOfYaml(text, path), from: source };
+    return { crds: crdsOfYaml(text, `--crd-baseline: ${path}`), from: source };
   }
   if (source.startsWith('git://')) {
     const ref = source.slice('git://'.length);
@@ -48,7 +48,7 @@ export function loadBaseline(source: string, root: string): Baseline {
     if (!ref || ref.startsWith('-')) throw new UserError(`--crd-baseline: expected git://<ref>, e.g. ${DEFAULT_CRD_BASELINE}, got "${source}"`);
     try {
       const text = execFileSync('git', ['show', `${ref}:${CRDS_FILE}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-      return { crds: crdsOfYaml(text, `${ref}:${CRDS_FILE}`), from: source };
+      return { crds: crdsOfYaml(text, `--crd-baseline: ${ref}:${CRDS_FILE}`), from: source };
     } catch (err) {
       if (err instanceof UserError) throw err;
       const said = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n')[0];
