@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { crdManifest } from '../../src/bundle/crd';
 import { s } from '../../src/schema';
+import * as k8s from '@kubernetes/client-node';
+import { suiteNamespace, testKubeConfig } from '../support/cluster';
+import { testObjects } from '../support/manifests';
 import { defineTestKind, installTestCrd } from '../support/test-kind';
 
 // `cdk8s-operators diff --dist` shows, before a merge, whether the CRDs it would apply break
@@ -25,12 +28,13 @@ function distWith(crd: unknown): string {
   return dir;
 }
 
-function diff(dist: string) {
-  const result = spawnSync(process.execPath, [bin, 'diff', '--dist', dist], { encoding: 'utf8', env: { ...process.env, KUBECONFIG: process.env.TEST_KUBECONFIG } });
+function diff(dist: string, kubeconfig = process.env.TEST_KUBECONFIG) {
+  const result = spawnSync(process.execPath, [bin, 'diff', '--dist', dist], { encoding: 'utf8', env: { ...process.env, KUBECONFIG: kubeconfig } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
 describe('cdk8s-operators diff and the CRDs it would change', () => {
+  const namespace = suiteNamespace('diff-crds');
   const released = kindWith(['fast', 'slow']);
   beforeAll(() => installTestCrd(released));
   const name = crdManifest(released).metadata.name;
@@ -54,5 +58,22 @@ describe('cdk8s-operators diff and the CRDs it would change', () => {
     const other = { ...crdManifest(released), metadata: { name: `others.${released.group}` } } as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     other.spec = { ...other.spec, names: { ...other.spec.names, kind: 'Other', plural: 'others', singular: 'other', listKind: 'OtherList' } };
     expect(diff(distWith(other)).stdout).toContain(`  others.${released.group}: created\n`);
+  });
+
+  it('notes a CRD an identity may not read, and still diffs', async () => {
+    // A ServiceAccount with no role at all: it may not read CRDs (cluster-scoped, in no built-in role but cluster-admin).
+    const objects = testObjects();
+    await objects.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody', namespace: namespace.name } });
+    const { status } = await objects.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace.name}/serviceaccounts/nobody/token`, {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
+    });
+    const cluster = testKubeConfig().getCurrentCluster()!;
+    const config = new k8s.KubeConfig();
+    config.loadFromOptions({ clusters: [cluster], users: [{ name: 'nobody', token: status.token }], contexts: [{ name: 'nobody', cluster: cluster.name, user: 'nobody' }], currentContext: 'nobody' });
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'diff-crds-')), 'nobody.kubeconfig');
+    writeFileSync(kubeconfig, config.exportConfig(), { mode: 0o600 });
+    const { code, stdout, stderr } = diff(distWith(crdManifest(kindWith(['fast']))), kubeconfig);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toContain(`  none changed\n  note: cannot read CustomResourceDefinition ${name} (forbidden), so its compatibility verdict is not shown\n`);
   });
 });
