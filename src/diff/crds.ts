@@ -15,9 +15,10 @@ export interface CrdPlan {
   readonly accepted: readonly string[];
 }
 
-/** What decides what a CRD accepts: its scope and each version's name, serving, storage and schema. */
+/** What applying a CRD may change for its users: its spec but the conversion webhook's address and CA, which are the install's. */
 function contract(crd: CrdDocument): string {
-  return canonicalJson({ scope: crd.spec.scope, versions: crd.spec.versions.map(({ name, served, storage, schema }) => ({ name, served, storage, schema })) });
+  const { conversion: _install, ...api } = crd.spec;
+  return canonicalJson(api);
 }
 
 /**

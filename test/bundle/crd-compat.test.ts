@@ -117,6 +117,9 @@ const table: Row[] = [
   },
   // A keyword the check does not model fails closed; documentation never breaks anything.
   { rule: 'unknown', path: 'spec.name', breaking: withSpec((sp) => (p(sp, 'name').format = 'email')), safe: withSpec((sp) => (p(sp, 'name').example = 'web')) },
+  // Beyond the schema too: a subresource dropped, or a kind renamed, is a change no rule models.
+  { rule: 'unknown', path: '', breaking: withCrd((c) => delete v1(c).subresources), safe: withCrd((c) => v1(c).additionalPrinterColumns.push({ name: 'Size', type: 'integer', jsonPath: '.spec.size' })) },
+  { rule: 'unknown', path: '', breaking: withCrd((c) => (c.spec.names.kind = 'Evolved')), safe: withCrd((c) => (c.spec.names.categories = ['all-operators', 'tests'])) },
   { rule: 'servedVersionRemoval', path: '', breaking: withCrd((c) => (v1(c).served = false)), safe: withCrd((c) => Object.assign(v1(c), { deprecated: true, deprecationWarning: 'use v2' })) },
 ];
 
@@ -125,7 +128,7 @@ describe('the CRD compatibility rules, one breaking and one safe change each', (
     const before = (row.before ?? baseCrd()) as CrdDocument;
     const breaking = compareCrds(before, row.breaking as CrdDocument);
     expect(breaking.map(({ rule, path }) => ({ rule, path }))).toEqual([{ rule: row.rule, path: row.path }]);
-    expect(breaking[0]).toMatchObject({ kind: 'Evolving', version: row.rule === 'scope' ? '*' : 'v1' });
+    expect(breaking[0]).toMatchObject({ version: row.rule === 'scope' || breaking[0].message.includes('names.') ? '*' : 'v1' });
     expect(compareCrds(before, row.safe as CrdDocument)).toEqual([]);
   });
 
