@@ -100,7 +100,7 @@ function nestedBreaks(before: Json, after: Json, path: string): SchemaBreak[] {
   const newProperties = (after.properties as Record<string, Json> | undefined) ?? {};
   for (const [name, schema] of Object.entries(oldProperties)) {
     const at = child(path, name);
-    if (newProperties[name] === undefined) breaks.push({ path: at, rule: 'existingFieldRemoval', message: 'field removed: stored values are pruned, manifests that set it are refused' });
+    if (newProperties[name] === undefined) breaks.push({ path: at, rule: 'existingFieldRemoval', message: 'field removed: stored values are pruned, manifests that set it refused (strict field validation, kubectl\u2019s default)' });
     else breaks.push(...schemaBreaks(schema, newProperties[name], at));
   }
   for (const [key, suffix] of [['items', '[*]'], ['additionalProperties', '.*']] as const) {
