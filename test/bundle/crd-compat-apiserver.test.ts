@@ -78,4 +78,32 @@ describe('the API server agrees with the CRD compatibility rules', () => {
     // that spares stored objects, not new ones, which is why an enum narrowed is a break here as in crdify.
     expect(await refusal(() => objects.apply(narrowing('stored', { size: 3, mode: 'slow', owner: 'team-a' })))).toBeUndefined();
   });
+
+  it('runs a transition rule on updates only, where a new CEL rule refuses what is stored', async () => {
+    const ruled = (rule?: string) =>
+      defineTestKind('Ruled', {
+        render: () => undefined,
+        spec: s.object({ size: s.integer({ description: 'How many.', minimum: 1 }) }, { description: 'What to render.', ...(rule ? { rules: [{ cel: rule, message: `must hold: ${rule}`, holds: () => true }] } : {}) }) as never,
+      });
+    const object = (name: string, size: number): KubeObject => ({ apiVersion: `${ruled().group}/v1`, kind: 'Ruled', metadata: { name, namespace: namespace.name }, spec: { size } }) as KubeObject;
+    let attempt = 0;
+    await installTestCrd(ruled());
+    await objects.apply(object('big', 7));
+
+    // Safe: only ratchets. Stored objects keep updating (upwards), new ones are created freely.
+    const growing = ruled('self.size >= oldSelf.size');
+    expect(compared(ruled(), growing)).toEqual([]);
+    await installTestCrd(growing);
+    await eventually('the transition rule to be served', () => refusal(() => objects.apply(object('big', 6))));
+    expect(await refusal(() => objects.apply(object('big', 8)))).toBeUndefined();
+    expect(await refusal(() => objects.apply(object(`fresh-${attempt++}`, 9)))).toBeUndefined();
+
+    // A break: the same object, stored under the previous CRD, is refused on its next update, and its manifest on a create.
+    const small = ruled('self.size < 5');
+    expect(compared(growing, small)).toEqual(['spec x-kubernetes-validations']);
+    await installTestCrd(small);
+    const created = await eventually('the new rule to be served', () => refusal(() => objects.apply(object(`again-${attempt++}`, 8))));
+    expect(created).toContain('must hold: self.size < 5');
+    expect(await refusal(() => objects.apply(object('big', 9)))).toContain('must hold: self.size < 5');
+  });
 });
