@@ -57,6 +57,7 @@ describe('synth\u2019s CRD compatibility check', () => {
     expect(check('--crd-baseline=git://HEAD')).toMatchObject({ status: 0, stderr: '' });
     expect(check('--crd-baseline=git://--output=x')).toMatchObject({ status: 1, stderr: 'synth: --crd-baseline: expected git://<ref>, e.g. git://HEAD, got "git://--output=x"\n' });
     expect(check('--crd-baseline=file:///no/such/file')).toMatchObject({ status: 1, stderr: 'synth: --crd-baseline: cannot read /no/such/file: ENOENT\n' });
+    expect(check(`--crd-baseline=file://${join(root, 'package.json')}`)).toMatchObject({ status: 1, stderr: `synth: --crd-baseline: ${join(root, 'package.json')} holds no CustomResourceDefinition\n` });
     expect(check('--crd-baseline=kube://cluster').stderr).toBe('synth: --crd-baseline: expected git://<ref>, file://<path> or none, got "kube://cluster"\n');
   });
 });

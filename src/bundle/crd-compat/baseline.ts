@@ -40,7 +40,10 @@ export function loadBaseline(source: string, root: string): Baseline {
     } catch (err) {
       throw new UserError(`--crd-baseline: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    return { crds: crdsOfYaml(text, `--crd-baseline: ${path}`), from: source };
+    const crds = crdsOfYaml(text, `--crd-baseline: ${path}`);
+    // Most likely the wrong file: comparing with nothing would pass every break.
+    if (!crds.size) throw new UserError(`--crd-baseline: ${path} holds no CustomResourceDefinition`);
+    return { crds, from: source };
   }
   if (source.startsWith('git://')) {
     const ref = source.slice('git://'.length);
