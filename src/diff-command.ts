@@ -7,6 +7,9 @@ import { PRODUCT } from './core/names';
 import { DIFF_EXIT } from './diff/exit-codes';
 import { planResource, ResourcePlan } from './diff/plan';
 import { FieldChange } from './diff/fields';
+import { CrdPlan, formatCrdPlans, planCrds } from './diff/crds';
+import { crdsOfYaml } from './bundle/crd-compat/baseline';
+import { CrdDocument } from './bundle/crd-compat/crd-compare';
 import { Instance, loadInstances, loadManifests } from './gitops/instances';
 import { loadKubeConnection } from './kube/kubeconfig';
 import { ObjectClient } from './kube/objects';
@@ -44,16 +47,22 @@ export function resourcesToDiff(options: DiffOptions, root: string, kinds: reado
       instances.push(...loadManifests(text, source, kinds));
     }
   }
-  if (options.dist) {
-    const { text } = readInput(join(options.dist, 'kustomization.yaml'));
-    const files = (parse(text) as { resources?: unknown } | null)?.resources;
-    if (!Array.isArray(files)) throw new UserError(`${join(options.dist, 'kustomization.yaml')}: expected a list of files under resources`);
-    for (const file of files) {
-      const { text: manifests, source } = readInput(join(options.dist, String(file)));
-      instances.push(...loadManifests(manifests, source, kinds, { skipOtherKinds: true }));
-    }
-  }
+  for (const { text, source } of distFiles(options.dist)) instances.push(...loadManifests(text, source, kinds, { skipOtherKinds: true }));
   return instances;
+}
+
+/** Every file a synth's kustomization.yaml lists, read; none without --dist. */
+function distFiles(dist: string | undefined): { text: string; source: string }[] {
+  if (!dist) return [];
+  const { text } = readInput(join(dist, 'kustomization.yaml'));
+  const files = (parse(text) as { resources?: unknown } | null)?.resources;
+  if (!Array.isArray(files)) throw new UserError(`${join(dist, 'kustomization.yaml')}: expected a list of files under resources`);
+  return files.map((file) => readInput(join(dist, String(file))));
+}
+
+/** The CRDs a synth wrote (--dist), whose compatibility with the cluster's diff shows. */
+export function crdsToDiff(options: Pick<DiffOptions, 'dist'>): CrdDocument[] {
+  return distFiles(options.dist).flatMap(({ text, source }) => [...crdsOfYaml(text, source).values()]);
 }
 
 function isDirectory(path: string): boolean {
@@ -118,10 +127,13 @@ export async function runDiff(args: string[], root: string, kinds: readonly AnyK
       if (method !== 'GET') throw new Error(`diff is read-only, yet tried to send ${method}`);
     });
     const objects = new ObjectClient(rest, `${PRODUCT}-diff`);
+    const crds = crdsToDiff(options);
+    const crdNotes: string[] = [];
+    const crdPlans: CrdPlan[] = crds.length ? await planCrds(objects, crds, kinds, crdNotes) : [];
     const plans: ResourcePlan[] = [];
     for (const instance of instances) plans.push(await planResource(objects, instance));
-    out(formatPlans(plans));
-    return hasChanges(plans) ? DIFF_EXIT.differs : DIFF_EXIT.same;
+    out(crds.length ? `${formatCrdPlans(crdPlans, crdNotes)}\n\n${formatPlans(plans)}` : formatPlans(plans));
+    return hasChanges(plans) || crdPlans.length ? DIFF_EXIT.differs : DIFF_EXIT.same;
   } catch (e) {
     // What the cluster says (or a network that does not answer) is the user's to fix, in one line like kubectl's.
     if (e instanceof UserError) throw e;

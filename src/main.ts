@@ -27,6 +27,9 @@ import { installOptions } from './core/options';
 import { checkNamespaceNames, namespacedKinds } from './core/namespaced';
 import { envName, helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from './runtime/config';
 import { GuitarUi } from './ui/install';
+import { DEFAULT_CRD_BASELINE } from './bundle/crd-compat/baseline';
+import { guardCrds } from './bundle/crd-compat/guard';
+import { crdChangesMarkdown } from './bundle/crd-compat/accepted-breaks';
 
 /**
  * Argo CD applies lower waves first: CRDs, then the operator and the namespaces and ConfigMaps
@@ -44,6 +47,8 @@ export const EXAMPLES_NAMESPACE = 'operator-examples';
 export const ROOT = resolve(__dirname, '..', '..');
 /** Argo CD's health checks of every kind, a patch of its argocd-cm ConfigMap (not in kustomization.yaml: it is Argo CD's, not the cluster's). */
 export const ARGOCD_HEALTH_FILE = join('argocd', 'argocd-cm-health.yaml');
+/** The CRDs' release notes: each kind's declared breaks with their reasons (written only when a kind declares one). */
+export const CRD_CHANGES_FILE = 'CHANGES-crds.md';
 /** Where a team declares its own resources, unless CDK8S_OPERATORS_INSTANCES says otherwise. */
 export const DEFAULT_INSTANCES_DIR = join(ROOT, 'src', 'instances');
 
@@ -278,6 +283,13 @@ export const SYNTH_OPTIONS: readonly OptionSpec[] = [
       'The digest of the released controller image (sha256:<hex>, as npm run image prints it): the Deployments and the Helm chart run the image by digest, so that a tag moved in the registry changes nothing (docs/install.md#pin-the-controller-image).',
   },
   {
+    name: 'crd-baseline',
+    type: 'string',
+    default: DEFAULT_CRD_BASELINE,
+    description:
+      'The CRDs users already run, which the new ones must not break (docs/evolving-a-kind.md): git://<ref> (the committed dist/0-crds.k8s.yaml at that git ref), file://<path> or none. A break stops the synth before anything is written.',
+  },
+  {
     name: 'runbook-url',
     type: 'string',
     description: 'Where the alerts\u2019 runbook links point: the URL of docs/monitoring.md where your copy of this repository is browsed; the repository path by default.',
@@ -372,6 +384,8 @@ function synthesize(options: AppOptions): void {
   // Alerts, dashboard and ServiceMonitor: an optional part, like argocd/ (docs/monitoring.md).
   mkdirSync(join(app.outdir, MONITORING_DIR), { recursive: true });
   for (const [file, text] of monitoringFiles(KINDS, options.runbookUrl, options.webhookCertificates)) writeFileSync(join(app.outdir, MONITORING_DIR, file), text);
+  const changes = crdChangesMarkdown(KINDS);
+  if (changes) writeFileSync(join(app.outdir, CRD_CHANGES_FILE), changes);
   const [, , ...resources] = charts;
   writeHelmChart(join(app.outdir, 'helm'), {
     version: projectVersion(),
@@ -403,7 +417,8 @@ if (require.main === module) {
       // scripts/synth.sh asks first, so that a bad flag or resource stops it before cdk8s empties the output folder.
       const options = synthOptions(rest, process.env, write);
       if (options) {
-        loadFromEnvironment(process.env, rest);
+        const app = loadFromEnvironment(process.env, rest);
+        guardCrds(KINDS, app.withoutExtraGroups ?? [], options['crd-baseline'] as string, ROOT, (line) => process.stderr.write(`synth: ${line}\n`));
         write(environmentOf(options));
       }
     } else synthesize(loadFromEnvironment(process.env));

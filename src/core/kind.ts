@@ -96,6 +96,12 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   /** Where the spec of a raw object is, before validation; defaults to `object.spec` at path `spec`. */
   readonly specOf?: VersionLayout['specOf'];
   readonly printerColumns: readonly PrinterColumn[];
+  /**
+   * Breaks of its CRD made on purpose, each let through by synth's CRD compatibility check (the
+   * one finding it names) and listed with its reason in dist/CHANGES-crds.md, the release notes of
+   * the CRDs (docs/evolving-a-kind.md). @default none
+   */
+  readonly acceptedBreaks?: readonly AcceptedBreak[];
   /** The child resources it creates and the access it needs to anything else. */
   readonly manages: readonly Permission[];
   /**
@@ -337,6 +343,18 @@ export interface ObjectRule {
   /** The top-level field the error is reported on. */
   readonly field: string;
   readonly holds: (object: Record<string, unknown>) => boolean;
+}
+
+/** A break of a kind's CRD declared on purpose: the finding of synth's CRD check it accepts, and why. */
+export interface AcceptedBreak {
+  /** The CRD version, as the finding names it ('*' for the scope). */
+  readonly version: string;
+  /** The field path, as the finding names it ('' for a whole version). */
+  readonly path: string;
+  /** The rule, as the finding names it, e.g. `enum`. */
+  readonly rule: string;
+  /** Why users can live with it, for the release notes. */
+  readonly reason: string;
 }
 
 /** What the operator bundle tells a kind about the install. */
