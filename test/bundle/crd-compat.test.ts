@@ -120,6 +120,13 @@ const table: Row[] = [
   // Beyond the schema too: a subresource dropped, or a kind renamed, is a change no rule models.
   { rule: 'unknown', path: '', breaking: withCrd((c) => delete v1(c).subresources), safe: withCrd((c) => v1(c).additionalPrinterColumns.push({ name: 'Size', type: 'integer', jsonPath: '.spec.size' })) },
   { rule: 'unknown', path: '', breaking: withCrd((c) => (c.spec.names.kind = 'Evolved')), safe: withCrd((c) => (c.spec.names.categories = ['all-operators', 'tests'])) },
+  {
+    rule: 'selectableFieldRemoval',
+    path: 'spec.name',
+    before: withCrd((c) => (v1(c).selectableFields = [{ jsonPath: '.spec.name' }])),
+    breaking: withCrd((c) => (v1(c).selectableFields = [{ jsonPath: '.spec.size' }])),
+    safe: withCrd((c) => (v1(c).selectableFields = [{ jsonPath: '.spec.name' }, { jsonPath: '.spec.size' }])),
+  },
   { rule: 'servedVersionRemoval', path: '', breaking: withCrd((c) => (v1(c).served = false)), safe: withCrd((c) => Object.assign(v1(c), { deprecated: true, deprecationWarning: 'use v2' })) },
 ];
 

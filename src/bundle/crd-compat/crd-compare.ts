@@ -22,7 +22,7 @@ const SPEC_MODELLED = new Set(['group', 'scope', 'names', 'versions', 'conversio
 /** Names by which users' manifests and clients find the resource; short names and categories only help kubectl. */
 const NAMES_COMPARED = ['kind', 'listKind', 'plural', 'singular'];
 /** Parts of a version compared on their own below, or that only show or document it. */
-const VERSION_MODELLED = new Set(['name', 'served', 'storage', 'schema', 'deprecated', 'deprecationWarning', 'additionalPrinterColumns']);
+const VERSION_MODELLED = new Set(['name', 'served', 'storage', 'schema', 'deprecated', 'deprecationWarning', 'additionalPrinterColumns', 'selectableFields']);
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 const changedKeys = (before: Record<string, unknown>, after: Record<string, unknown>, modelled: ReadonlySet<string>) =>
@@ -33,7 +33,7 @@ const changedKeys = (before: Record<string, unknown>, after: Record<string, unkn
  * each version served or stored before and gone now, and the schema of each version served
  * before and now, compared with its previous self. A new version, or a version's storage moving
  * to a newer one still served beside it (with a conversion), is not a break. Any other change
- * of the CRD the comparison does not model (a subresource, selectable fields) fails closed.
+ * of the CRD the comparison does not model (a subresource) fails closed; a selectable field may be added, not removed.
  */
 export function compareCrds(before: CrdDocument, after: CrdDocument): CrdFinding[] {
   const kind = after.spec.names.kind;
@@ -53,6 +53,11 @@ export function compareCrds(before: CrdDocument, after: CrdDocument): CrdFinding
       findings.push({ kind, version: old.name, path: '', rule: 'servedVersionRemoval', message: `a served version is ${now ? 'no longer served' : 'removed'}: manifests written in it are refused` });
     } else if (old.served && now) {
       for (const key of changedKeys(old, now, VERSION_MODELLED)) unknown(old.name, key, old[key], now[key]);
+      // A new selectable field only offers more; one taken away fails every list that selects by it.
+      const selectable = (v: Record<string, unknown>) => ((v.selectableFields as { jsonPath: string }[] | undefined) ?? []).map((f) => f.jsonPath);
+      for (const path of selectable(old).filter((p) => !selectable(now).includes(p))) {
+        findings.push({ kind, version: old.name, path: path.replace(/^[.]/, ''), rule: 'selectableFieldRemoval', message: `the selectable field ${path} was removed: lists that select by it (--field-selector) are refused` });
+      }
       const schemaBefore = old.schema?.openAPIV3Schema ?? {};
       const schemaAfter = now.schema?.openAPIV3Schema ?? {};
       findings.push(...schemaBreaks(schemaBefore, schemaAfter).map((b) => ({ kind, version: old.name, ...b })));

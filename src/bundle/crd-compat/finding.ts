@@ -1,7 +1,7 @@
 /**
  * The rules a CRD's new self is checked by, named as kubernetes-sigs/crdify names its validations
- * where it has one (docs/evolving-a-kind.md has the table); the x-kubernetes-* rules and
- * `servedVersionRemoval` are ours, and `unknown` is any change of a keyword the check does not model.
+ * where it has one (docs/evolving-a-kind.md has the table); the x-kubernetes-* rules,
+ * `servedVersionRemoval` and `selectableFieldRemoval` are ours, and `unknown` is any change of a keyword the check does not model.
  */
 export const CRD_RULES = [
   'existingFieldRemoval',
@@ -22,6 +22,7 @@ export const CRD_RULES = [
   'scope',
   'storedVersionRemoval',
   'servedVersionRemoval',
+  'selectableFieldRemoval',
   'x-kubernetes-validations',
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-int-or-string',

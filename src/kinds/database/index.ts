@@ -79,6 +79,12 @@ export const databaseKind: KindDefinition<DatabaseSpec, DatabaseStatus, Database
   ],
   // spec.image names any PostgreSQL image: the install adds other repositories than the official one (extraImages).
   renders: { images: [imageRepository(DEFAULT_IMAGE)] },
+  acceptedBreaks: (['v1', 'v2'] as const).map((version) => ({
+    version,
+    path: 'spec.image',
+    rule: 'default' as const,
+    reason: 'The default image is pinned by digest (postgres:17@sha256:d74eeac9\u2026, the same 17 line): a Database created without spec.image now runs exactly that image. Stored Databases keep the image they were defaulted to (postgres:17); set spec.image to pin one of them.',
+  })),
   finalizer: DATABASE_FINALIZER,
   controller: databaseController,
   monitoring: databaseMonitoring,
