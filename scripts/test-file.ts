@@ -16,7 +16,9 @@ function main(args: readonly string[]): number {
   }
   const root = repoRoot();
   const env = { ...process.env };
-  if (!env.TEST_KUBECONFIG) {
+  // Unit test files alone need no control plane (jest.config.js starts none for them).
+  const clusterTier = args.some((arg) => !arg.startsWith('-') && !arg.endsWith('.unit.test.ts'));
+  if (clusterTier && !env.TEST_KUBECONFIG) {
     const dir = resolve(env.CLUSTER_DIR ?? join(root, '.cluster'));
     const local = readState(dir);
     if (local && isRunning(local)) env.TEST_KUBECONFIG = local.kubeconfig;
