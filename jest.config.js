@@ -13,7 +13,6 @@ const shared = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', isolatedModules: true } }],
   },
   modulePathIgnorePatterns: ['<rootDir>/lib/', '<rootDir>/dist/'],
-  testTimeout: 120_000,
 };
 
 /** @type {import('jest').Config} */
@@ -29,6 +28,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/controlplane/global-teardown.ts',
     },
   ],
+  // A run-wide option: in a project's config Jest would leave tests at its 5 s default.
+  testTimeout: 120_000,
   maxWorkers: 2,
   // Longest files first (test/durations.json), so that neither worker is left alone with the soak at the end.
   testSequencer: '<rootDir>/test/sequencer.js',
