@@ -1,5 +1,5 @@
 // Two tiers in one run (docs/development.md, Running tests):
-//   unit     test/**/*.unit.test.ts: no control plane, no Go tools, no PostgreSQL, no browser;
+//   unit     test/**/*.unit.test.ts: no control plane, no Go tool, none of the tests' system packages;
 //            test/support/unit-tier.ts makes a unit file that reaches for one of them fail.
 //   cluster  every other test file, against a real control plane: test/controlplane/global-setup.ts
 //            starts one (or uses TEST_KUBECONFIG) and writes its kubeconfig for every worker.

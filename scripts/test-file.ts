@@ -17,7 +17,8 @@ function main(args: readonly string[]): number {
   const root = repoRoot();
   const env = { ...process.env };
   // Unit test files alone need no control plane (jest.config.js starts none for them).
-  const clusterTier = args.some((arg) => !arg.startsWith('-') && !arg.endsWith('.unit.test.ts'));
+  const files = args.filter((arg) => arg.endsWith('.ts'));
+  const clusterTier = files.length === 0 || files.some((file) => !file.endsWith('.unit.test.ts'));
   if (clusterTier && !env.TEST_KUBECONFIG) {
     const dir = resolve(env.CLUSTER_DIR ?? join(root, '.cluster'));
     const local = readState(dir);
