@@ -18,6 +18,20 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // One direction between bench/ and test/: the harness (test/support/, test/controlplane/)
+  // serves both; bench/ uses nothing else of test/, and the harness nothing of bench/.
+  {
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+test/(?!support/|controlplane/)', message: 'bench/ imports only the harness of test/ (test/support/, test/controlplane/); move what both need there' }] }],
+    },
+  },
+  {
+    files: ['test/support/**/*.ts', 'test/controlplane/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+bench/', message: 'the harness imports nothing of bench/ (bench/ imports the harness); move what both need into test/support/' }] }],
+    },
+  },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     languageOptions: { globals: { URL: 'readonly' } },

@@ -17,7 +17,10 @@ function main(args: readonly string[]): number {
   }
   const root = repoRoot();
   const env = { ...process.env };
-  if (!env.TEST_KUBECONFIG) {
+  // Unit test files alone need no control plane (jest.config.js starts none for them).
+  const files = args.filter((arg) => arg.endsWith('.ts'));
+  const clusterTier = files.length === 0 || files.some((file) => !file.endsWith('.unit.test.ts'));
+  if (clusterTier && !env.TEST_KUBECONFIG) {
     const dir = resolve(env.CLUSTER_DIR ?? join(root, '.cluster'));
     const local = readState(dir);
     const asked = env.KUBERNETES_VERSION;

@@ -4,7 +4,7 @@ import { FakeRateProvider } from '../../test/support/rate-provider';
 import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
 import { NS } from './cluster';
 import { History } from './history';
-import { FaultProxy } from './proxy';
+import { FaultProxy } from '../../test/support/fault-proxy-server';
 import { Replicas } from './replicas';
 import { Rng } from './rng';
 

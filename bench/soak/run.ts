@@ -10,7 +10,7 @@ import { CONVERGENCE_BOUND_MS, QUIET_WINDOW_MS, QUIET_WRITES_PER_OBJECT } from '
 import { LeakScanner } from './leaks';
 import { Lifecycle } from './lifecycle';
 import { Json } from './mirror';
-import { startFaultProxy } from './proxy';
+import { startFaultProxy } from '../../test/support/fault-proxy-server';
 import { Replicas } from './replicas';
 import { gitCommit, invariantCounts, SoakReport } from './report';
 import { Rng } from './rng';

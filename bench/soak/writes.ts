@@ -1,5 +1,5 @@
 import { LEASE_GRACE_MS, STORM_PER_MINUTE } from './invariants';
-import { Write } from './proxy';
+import { Write } from '../../test/support/fault-proxy-server';
 
 /** A leader term: who held the Lease from when (its acquireTime, the replicas' own clock, this machine's). */
 export interface Term {

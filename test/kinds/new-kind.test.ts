@@ -14,10 +14,10 @@ const KINDS_INDEX = join('src', 'kinds', 'index.ts');
 /** The test files that cover every kind alike; each runs against the new kind too. */
 const KIND_GENERIC_TESTS = [
   'test/kinds/validation.test.ts',
-  'test/bundle/bundle.test.ts',
+  'test/bundle/bundle.unit.test.ts',
   'test/gitops/health.test.ts',
-  'test/core/constructs-on-first-use.test.ts',
-  'test/instances/instances.test.ts',
+  'test/core/constructs-on-first-use.unit.test.ts',
+  'test/instances/instances.unit.test.ts',
   'test/helm/chart.test.ts',
   'test/dist/fresh.test.ts',
   'test/lint/manifests.test.ts',

@@ -1,4 +1,4 @@
-import { FaultProxy } from '../../bench/soak/proxy';
+import { FaultProxy } from '../support/fault-proxy-server';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { Informer } from '../../src/runtime/informer';

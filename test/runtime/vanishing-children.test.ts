@@ -1,5 +1,5 @@
 import { ApiObject } from 'cdk8s';
-import { FaultProxy } from '../../bench/soak/proxy';
+import { FaultProxy } from '../support/fault-proxy-server';
 import { KubeObject } from '../../src/kube/objects';
 import { isNotFound, KubeRest } from '../../src/kube/rest';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FaultProxy, startFaultProxy } from '../../bench/soak/proxy';
+import { FaultProxy, startFaultProxy } from '../support/fault-proxy-server';
 import { apiVersionOf } from '../../src/core/kind';
 import { KINDS } from '../../src/kinds';
 import { KubeObject } from '../../src/kube/objects';

@@ -1,8 +1,10 @@
 import * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { refuseInUnitTier } from './tier';
 
 /** The kubeconfig of the cluster under test: the one global-setup started, or TEST_KUBECONFIG. */
 export function testKubeConfig(): k8s.KubeConfig {
+  refuseInUnitTier('control plane');
   const path = process.env.TEST_KUBECONFIG;
   if (!path) throw new Error('TEST_KUBECONFIG is not set: run the tests through jest, whose global setup starts a control plane');
   const kc = new k8s.KubeConfig();

@@ -1,9 +1,9 @@
 import * as k8s from '@kubernetes/client-node';
-import { FaultProxy, startFaultProxy } from '../../bench/soak/proxy';
+import { FaultProxy, startFaultProxy } from './fault-proxy-server';
 import { testKubeConfig } from './cluster';
 import { selfSigned } from './self-signed';
 
-/** The soak's fault proxy (bench/soak/proxy.ts) in front of the test control plane, and a kubeconfig that talks through it. */
+/** The soak's fault proxy (fault-proxy-server.ts) in front of the test control plane, and a kubeconfig that talks through it. */
 export interface TestFaultProxy {
   readonly proxy: FaultProxy;
   readonly kubeConfig: k8s.KubeConfig;

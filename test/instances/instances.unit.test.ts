@@ -9,7 +9,7 @@ import { buildApp, exampleInstances, kustomization, loadFromEnvironment, preview
 import { KINDS_LISTED, KINDS_WITH_EXAMPLES } from '../support/kinds';
 
 // Reading a team's resources (YAML documents and TypeScript declarations) and refusing bad ones,
-// in process; test/instances/synth.test.ts runs the same through npm run synth's script.
+// in process; test/instances/synth.unit.test.ts runs the same through npm run synth's script.
 const root = join(__dirname, '..', '..');
 const fixtures = join(__dirname, 'fixtures');
 /** Jest compiles the TypeScript fixtures itself; synth reads them compiled from lib/. */
