@@ -125,8 +125,10 @@ describe('Guitar', () => {
   it('reports an object that slipped past a looser CRD as InvalidSpec, with an Event, and keeps serving', async () => {
     const crds = loadYaml(join(DIST, '0-crds.k8s.yaml'));
     const strict = crds.find((c) => c.metadata.name === 'guitars.kool.karmalabs.local')!;
-    const loose = structuredClone(strict) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] } };
+    const loose = structuredClone(strict) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } }; selectableFields?: unknown }[] } };
     loose.spec.versions[0].schema.openAPIV3Schema.properties.spec = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    // A selectable field must be a field of the schema, which the loose one no longer declares.
+    delete loose.spec.versions[0].selectableFields;
     await objects.apply(loose);
     await eventually('the loose schema to be served', () => objects.create(guitar('broken', { review: 'yes' })).then(() => true, () => undefined));
     await objects.apply(strict);
