@@ -111,7 +111,8 @@ describe('a kind whose extra group\u2019s CRD is not installed yet', () => {
     expect(served.logLines).toContainEqual(expect.objectContaining({ msg: 'waiting for the CRD to be installed', crd: `lates.${extra.group}` }));
 
     await installTestCrd(extra);
-    await served.objects.apply(object(extra.group, 'second'));
+    // Established is not yet discovered: the API server may answer 404 for the new group a moment longer.
+    await eventually('the extra group to be discovered', () => served.objects.apply(object(extra.group, 'second')).then(() => true, () => undefined));
     await whenReady(served.objects, object(extra.group, 'second'), 'True');
     const child = await served.objects.find<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second-config', namespace: served.namespace } });
     expect(child?.metadata.labels).toMatchObject({ [MANAGED_BY_LABEL]: 'cdk8s-operators', [OWNER_NAME_LABEL]: 'second', [OWNER_KIND_LABEL]: `lates.${extra.group}` });
