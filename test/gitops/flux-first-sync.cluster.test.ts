@@ -1,14 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { parseAllDocuments } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
 import { ControllerOnRollout, startControllerOnRollout } from '../support/controller-on-rollout';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { enginesBin, fluxApply, FluxChange } from './engines';
 import { expectHealthy, lateForTheController, localDist } from './first-sync';
-import { kustomizeBinary } from './kustomize';
+import { kustomizeBuildText, manifestsOf } from './kustomize';
 
 // A team's first sync with Flux: a Kustomization on dist/ with `wait: true`, reconciled once by
 // kustomize-controller's own engine (fluxcd/pkg/ssa: CRDs, Namespaces and ClusterRoles applied
@@ -32,10 +30,8 @@ beforeAll(async () => {
   enginesBin();
   dir = mkdtempSync(join(tmpdir(), 'flux-first-sync-'));
   cluster = await startLocalCluster(dir, 'kustomize-controller');
-  built = execFileSync(kustomizeBinary(), ['build', localDist(join(root, 'dist'), dir, cluster)], { encoding: 'utf8' });
-  manifests = parseAllDocuments(built)
-    .map((doc) => doc.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
+  built = kustomizeBuildText(localDist(join(root, 'dist'), dir, cluster));
+  manifests = manifestsOf(built);
   controller = startControllerOnRollout(cluster, dir);
   const start = Date.now();
   first = await fluxApply(cluster.plane.kubeconfig, built, '4m');

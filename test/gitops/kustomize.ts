@@ -14,10 +14,19 @@ export function kustomizeBinary(): string {
   return bin;
 }
 
-/** `kustomize build <dir>`, as Argo CD and Flux's kustomize-controller build a kustomization: its objects in output order. */
-export function kustomizeBuild(dir: string): KubeObject[] {
-  const output = execFileSync(kustomizeBinary(), ['build', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return parseAllDocuments(output)
+/** `kustomize build <dir>`'s output as it prints it (what an engine such as Flux's applies). */
+export function kustomizeBuildText(dir: string): string {
+  return execFileSync(kustomizeBinary(), ['build', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The objects of a multi-document YAML text, in order. */
+export function manifestsOf(text: string): KubeObject[] {
+  return parseAllDocuments(text)
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null);
+}
+
+/** `kustomize build <dir>`, as Argo CD and Flux's kustomize-controller build a kustomization: its objects in output order. */
+export function kustomizeBuild(dir: string): KubeObject[] {
+  return manifestsOf(kustomizeBuildText(dir));
 }
