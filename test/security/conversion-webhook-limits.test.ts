@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { ClientRequest } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,18 +96,24 @@ describe('the conversion webhook under a peer that sends too much', () => {
   it('answers 429 at once beyond the reviews in flight, and serves again when they end', async () => {
     const { child, port } = await startServer({ maxInFlight: 2 });
     try {
-      // Two reviews whose bodies never finish arriving hold both places.
-      const held = [0, 1].map(() => {
+      // Two reviews whose bodies never finish arriving hold both places. A probe below may take a
+      // place a moment before a held review arrives, which is then refused: such a review is sent again.
+      const held: ClientRequest[] = [];
+      const hold = (slot: number): void => {
         const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/convert', headers: { 'content-type': 'application/json', 'content-length': 1000 }, rejectUnauthorized: false, agent: false });
         req.on('error', () => undefined);
+        req.on('response', () => (held[slot] === req ? hold(slot) : undefined));
         req.write('{');
-        return req;
-      });
+        held[slot] = req;
+      };
+      [0, 1].forEach(hold);
       await eventually('both to be in flight', async () => ((await post(port, 1, true)).status === 429 ? true : undefined), 10_000);
       const refused = await post(port, 1, true);
       expect(refused.status).toBe(429);
       expect(JSON.parse(refused.body).response.result.message).toMatch(/too many reviews at once \(2\)/);
-      for (const req of held) req.destroy();
+      const ended = [...held];
+      held.length = 0;
+      for (const req of ended) req.destroy();
       await eventually('a place to be free again', async () => ((await post(port, 1, true)).status === 400 ? true : undefined), 10_000);
     } finally {
       child.kill();
