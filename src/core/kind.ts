@@ -7,8 +7,10 @@ import type { KindMonitoring } from './monitoring';
 import type { RenderedShapes } from './rendered-shapes';
 import { conversionErrors, convertObject, KindVersion, layoutOf, rawSpecOf, VersionLayout, versionOf } from './versions';
 import type { CustomResource, KubeJson } from './kube-json';
+import type { Clock } from './clock';
 
 export type { CustomResource, KubeJson, ObjectMeta } from './kube-json';
+export type { Clock } from './clock';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -120,8 +122,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   readonly controller?: KindController<Spec, Status, Observation>;
   /** Gauges of its objects and alerts of its own, beside the engine's generic ones (see src/core/monitoring.ts). */
   readonly monitoring?: KindMonitoring;
-  /** Adds the children of one (validated) resource under `scope`. */
-  readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation) => void;
+  /**
+   * Adds the children of one (validated) resource under `scope`. `clock` is the engine's (the
+   * real time unless a test sets another): a child that records a time reads it there.
+   */
+  readonly render: (scope: Construct, resource: CustomResource<Spec>, observation?: Observation, clock?: Clock) => void;
 }
 
 /**
@@ -146,7 +151,7 @@ export function constructsOnFirstUse<Spec, Observation>(
   has: { readonly example?: boolean; readonly install?: boolean } = {},
 ): Pick<KindDefinition<Spec, unknown, Observation>, 'render' | 'example' | 'install'> {
   return {
-    render: (scope, resource, observation) => load().render(scope, resource, observation),
+    render: (scope, resource, observation, clock) => load().render(scope, resource, observation, clock),
     ...(has.example ? { example: (scope: Construct, namespace: string) => load().example!(scope, namespace) } : {}),
     ...(has.install ? { install: (scope: Construct, context: InstallContext) => load().install!(scope, context) } : {}),
   };
@@ -162,7 +167,16 @@ export interface ObserverContext {
   readonly options: Readonly<Record<string, unknown>>;
   /** The engine's caches of the kind's children and related collections: read these, never LIST per reconcile. */
   readonly caches: CacheReader;
+  /** What time it is: the real time unless a test sets another; read it rather than `new Date()`. */
+  readonly clock: Clock;
 }
+
+/**
+ * When an object wants to be reconciled again although nothing changed: a time (a Date or
+ * milliseconds since the epoch; one past, or 0, means now), or `'never'` (undefined alike):
+ * then only a change, or the periodic resync, reconciles it.
+ */
+export type WakeAt = Date | number | 'never' | undefined;
 
 /** A collection of the API, e.g. `{ apiGroup: '', resource: 'configmaps' }`. */
 export interface Collection {
@@ -332,7 +346,19 @@ export interface KindController<Spec, Status, Observation> {
   readonly events?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, outcome: ReconcileOutcome | undefined) => readonly KindEvent[];
   /** The Ready condition's reason when all is well. @default Reconciled */
   readonly readyReason?: string;
-  /** Reconcile again after this long although nothing changed (e.g. to refresh a rate). */
+  /**
+   * When to reconcile the object again although nothing changed, for children that follow the
+   * time (a run at its scheduled time, a rate to refresh): asked after each reconcile that
+   * rendered, with the object (spec and status as read), the observation and the engine's clock.
+   * The engine wakes the object then, however long after `--resync-period` that is (the resync
+   * still comes as a safety net, and asks again); a time past, or 0, means at once; `'never'`
+   * or undefined schedules nothing. See WakeAt.
+   */
+  readonly wakeAt?: (resource: CustomResource<Spec, Status>, observation: Observation | undefined, clock: Clock) => WakeAt;
+  /**
+   * The older form of `wakeAt`, for kinds written against it: reconcile again after this many
+   * milliseconds, at the latest at the next resync; 0 means at once. Ignored when `wakeAt` is given.
+   */
   readonly requeueAfterMs?: (spec: Spec, observation: Observation | undefined) => number;
 }
 

@@ -1,6 +1,7 @@
 import type { Chart } from 'cdk8s';
 import { formatFieldErrors } from '../schema';
-import { AnyKind, CustomResource, KindDefinition, validateResource } from './kind';
+import { SYSTEM_CLOCK } from './clock';
+import { AnyKind, Clock, CustomResource, KindDefinition, validateResource } from './kind';
 import type { KubeJson } from './kube-json';
 import { childLabels, withoutEngineLabels } from './names';
 
@@ -19,6 +20,7 @@ export function renderChildren<Spec, Observation>(
   kind: Pick<KindDefinition<Spec, unknown, Observation>, 'render'> & AnyKind,
   resource: CustomResource<Spec>,
   observation?: Observation,
+  clock: Clock = SYSTEM_CLOCK,
 ): Manifest[] {
   // cdk8s loads with the first render, as a kind's constructs do (see KindConstructs).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -28,7 +30,7 @@ export function renderChildren<Spec, Observation>(
     labels: childLabels(kind, resource),
     disableResourceNameHashes: true,
   });
-  kind.render(chart, resource, observation);
+  kind.render(chart, resource, observation, clock);
   const labels = childLabels(kind, resource);
   return (chart.toJson() as Manifest[]).map((child) => ({ ...child, metadata: { ...child.metadata, labels: { ...withoutEngineLabels(child.metadata.labels as Record<string, string> | undefined), ...labels } } }));
 }

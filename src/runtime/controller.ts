@@ -1,7 +1,8 @@
 import { isChildCollection } from '../core/child-policy';
 import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { AnyKind, apiVersionOf, CustomResource } from '../core/kind';
+import { SYSTEM_CLOCK } from '../core/clock';
+import { AnyKind, apiVersionOf, Clock, CustomResource } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
 import { optedIn } from '../core/secret-copy';
 import { CRDS_PATH } from '../kube/discovery';
@@ -38,6 +39,8 @@ export interface ControllerSettings {
   readonly withoutExtraGroups?: readonly string[];
   /** Sharding: this replica serves only the objects labelled for its shard; the sharder (run by the leader) labels them. */
   readonly sharding?: { readonly shard: Shard; readonly sharder: Sharder };
+  /** What time it is, for the kinds' hooks; the real time by default (a test sets another). */
+  readonly clock?: Clock;
   /** False when this replica may no longer start a reconcile (its shard membership lapsed): queued work then waits for the exit. */
   readonly mayWork?: () => boolean;
 }
@@ -179,6 +182,7 @@ export class Controller {
       this.watchRestarts,
     );
     await this.watchCollections(kind, watches);
+    const clock = this.settings.clock ?? SYSTEM_CLOCK;
     const ctx: ReconcileContext = {
       kind,
       objects: this.objects,
@@ -191,13 +195,14 @@ export class Controller {
       adopt: sharding && ((key, owner, labels, servedBefore) => sharding.shard.adopt(`${group}|${key}`, owner, labels, watches.childCollections, servedBefore && watches.childrenOf(labels).length === 0)),
       wrote: (base, result) => written.record(base, result),
       watches,
-      observe: kind.controller?.observer?.({ options, caches: watches }) as ReconcileContext['observe'],
+      observe: kind.controller?.observer?.({ options, caches: watches, clock }) as ReconcileContext['observe'],
       options,
       events: new EventRecorder(this.rest, kind, this.settings.identity, log),
       rewrites: new ServerRewrites(),
       budget: new WriteBudget(),
       log: this.log,
       resyncMs: this.settings.resyncMs,
+      clock,
     };
     this.contexts.set(group, ctx);
     for (const informer of owners) {
@@ -268,14 +273,14 @@ export class Controller {
       this.metrics.working(ctx.kind, 1);
       try {
         const result = await reconcile(ctx, key);
-        // As controller-runtime counts: a retry with backoff is a requeue; a kind's own refresh sooner than the resync a requeue_after.
-        outcome = result.retry ? 'requeue' : result.requeueAfterMs !== undefined && result.requeueAfterMs < ctx.resyncMs ? 'requeue_after' : 'success';
+        // As controller-runtime counts: a retry with backoff is a requeue; a kind's own wake (or a hold) sooner than the resync a requeue_after.
+        outcome = result.retry ? 'requeue' : result.requeueAfterMs !== undefined && result.requeuePriority !== 'low' ? 'requeue_after' : 'success';
         writes = result;
         if (result.retry) this.queue.addWithBackoff(item);
         else {
           this.queue.forget(item);
-          // The resync's look waits behind events; a kind's own sooner refresh (or a hold) does not.
-          if (result.requeueAfterMs) this.queue.addAfter(item, result.requeueAfterMs, result.requeueAfterMs >= ctx.resyncMs ? 'low' : 'normal');
+          // The resync's look waits behind events; a kind's own wake (or a hold) does not. 0 is at once.
+          if (result.requeueAfterMs !== undefined) this.queue.addAfter(item, result.requeueAfterMs, result.requeuePriority ?? 'normal');
         }
       } catch (err) {
         const delay = this.queue.addWithBackoff(item);

@@ -1,4 +1,4 @@
-import { AnyKind, ChildState, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
+import { AnyKind, ChildState, Clock, CustomResource, KubeJson, ObservationError, ReadyVerdict, ReconcileOutcome, validateResource } from '../core/kind';
 import { adoptsExisting, createdOnly } from '../core/child-policy';
 import { isExtraIdentity } from '../core/groups';
 import { childLabels } from '../core/names';
@@ -21,6 +21,7 @@ import { observedOnce, statusPatch, verdictConditions } from './status';
 import { KindWatches } from './watches';
 import { withShard } from './sharding/labels';
 import { rememberIfSecret } from './secret-values';
+import { nextLook, wakeAtOf } from './wake';
 
 /** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
 export function shardFieldManager(shard: string): string {
@@ -50,6 +51,8 @@ export interface ReconcileContext {
   readonly log: Logger;
   /** Reconcile everything again after this long, even when nothing changed. */
   readonly resyncMs: number;
+  /** What time it is, for the kind's hooks (see Clock). */
+  readonly clock: Clock;
   /** Sharding: this replica's shard, which every child it applies is labelled with (and its status writes' field manager names). */
   readonly shard?: string;
   /**
@@ -61,8 +64,10 @@ export interface ReconcileContext {
 
 /** What a reconcile did, for metrics and the queue. */
 export interface ReconcileResult {
-  /** Queue the key again after this many milliseconds. */
+  /** Queue the key again after this many milliseconds (0: at once). */
   readonly requeueAfterMs?: number;
+  /** How the look after `requeueAfterMs` waits: `low`, the resync's, behind every event. */
+  readonly requeuePriority?: 'normal' | 'low';
   /** Retry with backoff (a transient failure, or a conflict someone else must clear). */
   readonly retry?: boolean;
   readonly applied: number;
@@ -134,7 +139,7 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
     return { ...NOTHING, retry };
   }
 
-  const desired = renderChildren(kind, valid, observation).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
+  const desired = renderChildren(kind, valid, observation, ctx.clock).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
   // The values of the Secrets we write are the log's to redact wherever they appear.
   desired.forEach(rememberIfSecret);
   const echoIsNews = ctx.watches.childReads !== childReadsBefore;
@@ -167,8 +172,8 @@ export async function reconcile(ctx: ReconcileContext, key: string): Promise<Rec
   const ready = kindVerdict ?? engineVerdict(kind, outcome);
   await setStatus(ctx, resource, ready, kindStatus);
   if (outcome.conflicts.length) return { retry: true, applied, pruned };
-  const refresh = kind.controller?.requeueAfterMs?.(valid.spec, observation);
-  return { requeueAfterMs: Math.min(refresh ?? ctx.resyncMs, ctx.resyncMs, heldMs ?? Infinity), applied, pruned };
+  const next = nextLook(wakeAtOf(kind.controller, valid, observation, ctx.clock), ctx.clock.now().getTime(), ctx.resyncMs, heldMs);
+  return { requeueAfterMs: next.afterMs, requeuePriority: next.priority, applied, pruned };
 }
 
 /** The parts of related collections this resource reads, for the shared watches. */

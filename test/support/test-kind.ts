@@ -5,7 +5,7 @@ import { commonStatusProperties } from '../../src/core/status';
 import { Infer, s } from '../../src/schema';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { Controller } from '../../src/runtime/controller';
+import { Controller, ControllerSettings } from '../../src/runtime/controller';
 import { createLogger, Logger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from './cluster';
@@ -61,17 +61,26 @@ export async function installTestCrd(kind: AnyKind): Promise<void> {
   });
 }
 
+/** Settings of the engine a test may change: the resync period (10 minutes by default) and the clock handed to the kind's hooks. */
+export type TestEngineSettings = Partial<Pick<ControllerSettings, 'resyncMs' | 'clock'>>;
+
 /**
  * Installs the kind's CRDs (every group it is served in, unless `groups` names fewer) and starts
  * the generic engine for it alone, in `namespace`.
  */
-export async function serveTestKind(kind: AnyKind, namespace: string, groups: readonly AnyKind[] = servedIdentities(kind), rest = new KubeRest(testKubeConfig())): Promise<ServedTestKind> {
+export async function serveTestKind(
+  kind: AnyKind,
+  namespace: string,
+  groups: readonly AnyKind[] = servedIdentities(kind),
+  rest = new KubeRest(testKubeConfig()),
+  engine: TestEngineSettings = {},
+): Promise<ServedTestKind> {
   const objects = testObjects();
   for (const identity of groups) await installTestCrd(identity);
   const logLines: Record<string, unknown>[] = [];
   const log: Logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
   const metrics = new Metrics();
-  const controller = new Controller(rest, { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind' }, log, metrics);
+  const controller = new Controller(rest, { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind', ...engine }, log, metrics);
   controller.start();
   return { objects, metrics, logLines, stop: () => controller.stop() };
 }
@@ -86,12 +95,12 @@ export interface TestKindSuite extends ServedTestKind {
  * block: beforeAll creates both, afterAll stops the engine and deletes the namespace. The
  * fields are read when a test runs, as beforeAll sets them.
  */
-export function serveTestKindForSuite(kind: AnyKind, namespacePrefix: string, groups?: readonly AnyKind[]): TestKindSuite {
+export function serveTestKindForSuite(kind: AnyKind, namespacePrefix: string, groups?: readonly AnyKind[], engine?: TestEngineSettings): TestKindSuite {
   let namespace: string | undefined;
   let served: ServedTestKind | undefined;
   beforeAll(async () => {
     namespace = await createTestNamespace(testKubeConfig(), namespacePrefix);
-    served = await serveTestKind(kind, namespace, groups);
+    served = await serveTestKind(kind, namespace, groups, undefined, engine);
   });
   afterAll(async () => {
     await served?.stop();
