@@ -31,39 +31,54 @@ const kind = defineVersionedTestKind('SvmMigrant', { render: () => undefined }) 
 const namespace = 'svm-migration';
 const names = Array.from({ length: 5 }, (_, i) => `s${i}`);
 
+/** A control plane of this file's own with the kind served in v1 only, `specs` stored in v1, then the CRD serving v1 and v2 through a local webhook. */
+interface Plane {
+  dir: string;
+  plane: ControlPlaneState;
+  rest: KubeRest;
+  objects: ObjectClient;
+  webhook: LocalConversion;
+}
+
+async function planeWithV1Objects(prefix: string, storageVersionMigration: boolean, specs: Record<string, unknown>[]): Promise<Plane> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const started = Date.now();
+  const plane = await startControlPlane(dir, { storageVersionMigration });
+  process.stdout.write(`${prefix} control plane (${plane.release?.version}) started in ${Date.now() - started} ms\n`);
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(plane.kubeconfig);
+  const rest = new KubeRest(kc);
+  const objects = new ObjectClient(rest, 'svm-tests');
+  const webhook = await startLocalConversion([kind]);
+  await installServedCrd(objects, rest, crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
+  await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  for (const [i, name] of names.entries()) await objects.create({ apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: specs[i] });
+  await installServedCrd(objects, rest, crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd, ['v1', 'v2']);
+  return { dir, plane, rest, objects, webhook };
+}
+
+async function stopPlane(setUp: Plane | undefined): Promise<void> {
+  if (!setUp) return;
+  await stopControlPlane(setUp.dir);
+  await setUp.webhook.close();
+  rmSync(setUp.dir, { recursive: true, force: true });
+}
+
 describe('storage version migration by the cluster\u2019s StorageVersionMigration API', () => {
-  let dir: string;
+  let setUp: Plane | undefined;
   let plane: ControlPlaneState;
   let rest: KubeRest;
   let objects: ObjectClient;
-  let webhook: LocalConversion;
   const logLines: Record<string, unknown>[] = [];
   const log = createLogger({ level: 'debug', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
   const storedVersions = async () => (await rest.request<Crd>('GET', `${CRDS_PATH}/${crdName(kind)}`)).status?.storedVersions;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svm-'));
-    const started = Date.now();
-    plane = await startControlPlane(dir, { storageVersionMigration: true });
-    process.stdout.write(`svm: control plane (${plane.release?.version}) started in ${Date.now() - started} ms\n`);
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(plane.kubeconfig);
-    rest = new KubeRest(kc);
-    objects = new ObjectClient(rest, 'svm-tests');
-    webhook = await startLocalConversion([kind]);
-    await installServedCrd(objects, rest, crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
-    await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    for (const [i, name] of names.entries()) {
-      await objects.create({ apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: { size: i + 1, ...(i % 2 ? {} : { tag: `t${i}` }) } });
-    }
-    await installServedCrd(objects, rest, crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd, ['v1', 'v2']);
+    setUp = await planeWithV1Objects('svm-', true, names.map((_, i) => ({ size: i + 1, ...(i % 2 ? {} : { tag: `t${i}` }) })));
+    ({ plane, rest, objects } = setUp);
   }, 120_000);
 
-  afterAll(async () => {
-    if (plane) await stopControlPlane(dir);
-    await webhook?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopPlane(setUp));
 
   it('finds the API by discovery, migrates by a StorageVersionMigration, and storedVersions ends with the hub alone', async () => {
     // GA and served by default from 1.37; beta (on here by flags) in 1.35-1.36.
@@ -106,34 +121,17 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
 });
 
 describe('storage version migration where the cluster serves no StorageVersionMigration API', () => {
-  let dir: string;
-  let plane: ControlPlaneState;
-  let rest: KubeRest;
-  let objects: ObjectClient;
-  let webhook: LocalConversion;
+  let setUp: Plane | undefined;
   const log = createLogger({ level: 'warn', write: () => undefined });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'no-svm-'));
-    plane = await startControlPlane(dir, { storageVersionMigration: false });
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(plane.kubeconfig);
-    rest = new KubeRest(kc);
-    objects = new ObjectClient(rest, 'svm-tests');
-    webhook = await startLocalConversion([kind]);
-    await installServedCrd(objects, rest, crdManifest(firstRelease(kind)) as unknown as Crd, ['v1']);
-    await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    for (const name of names) await objects.create({ apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: { size: 1 } });
-    await installServedCrd(objects, rest, crdManifest(kind, { url: webhook.url, caBundle: webhook.caBundle }) as unknown as Crd, ['v1', 'v2']);
+    setUp = await planeWithV1Objects('no-svm-', false, names.map(() => ({ size: 1 })));
   }, 120_000);
 
-  afterAll(async () => {
-    if (plane) await stopControlPlane(dir);
-    await webhook?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopPlane(setUp));
 
   it('finds none by discovery and rewrites the objects itself, as on clusters before 1.37', async () => {
+    const { plane, rest } = setUp!;
     expect(await storageMigrationApi(rest)).toBeUndefined();
     const [result] = await migrateStoredVersions(rest, { kinds: [kind], log });
     expect(result).toMatchObject({ outcome: 'migrated', path: 'controller', objects: { migrated: names.length, failed: 0 } });
