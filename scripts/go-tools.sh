@@ -24,6 +24,11 @@ complete() { for p in "${packages[@]}"; do [ -x "$bin/${p##*/}" ] || return 1; d
 if complete; then echo "$bin"; exit 0; fi
 
 mkdir -p "$cache_root/$name"
+# One build at a time per tool: a test that needs a tool CI is still building waits for that
+# build (.ci/run starts the tests before every tool is built) rather than compiling it again.
+exec 9>"$cache_root/$name/.lock"
+flock 9
+if complete; then echo "$bin"; exit 0; fi
 staging="$(mktemp -d "$cache_root/$name/.build-XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
 

@@ -1,4 +1,4 @@
-// Longest test files first, so that the two workers end together rather than one running the
+// Longest test files first, so that the workers end together rather than one running the
 // soak alone at the end. Jest does this by itself from its cache of the last run's times; a new
 // machine (CI) has none, and Jest falls back to file size, which put the 7-minute soak last.
 // test/durations.json holds each slow file's seconds from a whole run (docs/development.md says
