@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ENGINE_NAME } from '../core/identity';
 import { projectVersion } from '../core/version';
 import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
@@ -18,7 +19,7 @@ export class KubeRest {
   /** Where requests go, parsed from the server URL once rather than a URL object per request. */
   private target?: RequestTarget;
   /** How the API server's audit log tells our requests from anyone else's. */
-  private readonly userAgent = `cdk8s-operators/${projectVersion()}`;
+  private readonly userAgent = `${ENGINE_NAME}/${projectVersion()}`;
 
   constructor(
     /** See loadKubeConnection; a client-node KubeConfig is taken too (tests and tools hold one). */
