@@ -128,7 +128,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
   const onRequest = (method: string) => requests.inc({ method });
   const onResponse = (method: string, code: string, host: string) => results.inc({ code, method, host });
-  const rest = new KubeRest(connection, onRequest, onResponse);
+  const rest = new KubeRest(connection, onRequest, onResponse, names.identity.name);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   if (options.sharding && !options['leader-election']) throw new UserError('--sharding: expected --leader-election=true as well: the leader assigns the objects to the replicas');
   const leaseNamespace = options['leader-election-namespace'] as string;
@@ -140,7 +140,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   // Reconciles write only while this replica holds its Lease (the leader's, or sharded its membership):
   // one still running after it lost it cannot write beside the next, even if it won its own Lease back meanwhile.
   const holdsLease = () => !elector || (!lostLease && (sharding ? sharding.isMember() : elector.isLeader()));
-  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease);
+  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease, names.identity.name);
   const controller: Controller = new Controller(controllerRest, {
     operator: names,
     sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
