@@ -11,7 +11,7 @@ import { RuleGroup, ruleGroups } from './rules';
 export const MONITORING_DIR = 'monitoring';
 
 /** Where the controller runs, and the labels of its metrics Service (src/bundle/operator.ts; a test checks they match). */
-const NAMESPACE = PRODUCT_IDENTITY.name;
+const NAMESPACE = PRODUCT_IDENTITY.namespace;
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT_IDENTITY.name };
 const LABELS = { 'app.kubernetes.io/part-of': PRODUCT_IDENTITY.name };
 
