@@ -9,7 +9,7 @@ import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
 import { runController } from '../../src/runtime/main';
-import { eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
 import { childrenOf, defineVersionedTestKind } from '../support/test-kind';
 
@@ -19,7 +19,8 @@ import { childrenOf, defineVersionedTestKind } from '../support/test-kind';
 // serves its kind's conversion too, so each keeps a webhook Secret.
 
 const ACME: OperatorIdentity = { ...PRODUCT_IDENTITY, name: 'acme-operators' };
-const rest = new KubeRest(testKubeConfig());
+const kc = testKubeConfig();
+const rest = new KubeRest(kc);
 const objects = testObjects();
 
 /** A kind with versions (so that its operator serves conversion) rendering one ConfigMap. */
@@ -67,7 +68,8 @@ async function startOperator(identity: OperatorIdentity, kind: AnyKind, namespac
   const before = process.listeners('SIGTERM');
   // The app's identity is the product's: the second operator is the same app renamed by its flag, as its Deployment would run it.
   const done = runController(args, {}, [kind], () => undefined, PRODUCT_IDENTITY);
-  const stop = process.listeners('SIGTERM').find((l) => !before.includes(l)) as (signal: string) => void;
+  // It listens for SIGTERM once its servers are up; the test stops it by that listener.
+  const stop = await eventually(`${identity.name}'s controller to start`, async () => process.listeners('SIGTERM').find((l) => !before.includes(l)) as ((signal: string) => void) | undefined);
   return { names: operatorNames(identity), kind, metricsPort, done, stop: () => stop('SIGTERM') };
 }
 
@@ -75,21 +77,23 @@ const managers = (o: KubeJson) => ((o.metadata.managedFields ?? []) as ManagedFi
 const get = <T extends KubeJson>(path: string) => rest.request<T>('GET', path);
 
 describe('two operators on one control plane', () => {
-  const space = suiteNamespace('two-operators');
+  let namespace: string;
   const operators: Running[] = [];
 
   beforeAll(async () => {
-    operators.push(await startOperator(PRODUCT_IDENTITY, kindOf('Ours'), space.name, false));
-    operators.push(await startOperator(ACME, kindOf('Theirs'), space.name, true));
+    namespace = await createTestNamespace(kc, 'two-operators');
+    operators.push(await startOperator(PRODUCT_IDENTITY, kindOf('Ours'), namespace, false));
+    operators.push(await startOperator(ACME, kindOf('Theirs'), namespace, true));
   });
+  // The controllers stop first: with their namespace gone they would lose their Leases and exit 1.
   afterAll(async () => {
     for (const operator of operators) operator.stop();
-    expect(await Promise.all(operators.map((o) => o.done))).toEqual([0, 0]);
+    expect(await Promise.all(operators.map((o) => o.done))).toEqual(operators.map(() => 0));
     for (const operator of operators) await objects.delete(crdManifest(operator.kind) as unknown as KubeObject);
+    await deleteNamespace(kc, namespace);
   });
 
   it('share no Lease, webhook Secret, field manager or metric name, and both reconcile', async () => {
-    const namespace = space.name;
     const nameOf = (kind: AnyKind) => kind.singular;
     for (const { kind } of operators) await objects.create({ apiVersion: `${kind.group}/v2`, kind: kind.kind, metadata: { name: nameOf(kind), namespace }, spec: { size: 1 } });
 
