@@ -89,7 +89,7 @@ describe('two operators on one control plane', () => {
   afterAll(async () => {
     for (const operator of operators) operator.stop();
     expect(await Promise.all(operators.map((o) => o.done))).toEqual(operators.map(() => 0));
-    for (const operator of operators) await objects.delete(crdManifest(operator.kind) as unknown as KubeObject);
+    for (const operator of operators) await rest.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(operator.kind)}`);
     await deleteNamespace(kc, namespace);
   });
 
