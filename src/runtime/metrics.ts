@@ -61,6 +61,8 @@ export class Metrics {
 
   /** The full name of one of the engine's own metrics, e.g. `reconciles_total` as `<operator>_reconciles_total`: two operators' series never share a name. */
   named(name: string): string {
+    // Unprefixed, `workqueue_depth` would be client-go's metric of another shape.
+    if (!this.prefix) throw new Error(`metric ${name}: the registry has no operator prefix (new Metrics({ prefix: operatorNames(identity).metricPrefix }))`);
     return `${this.prefix}${name}`;
   }
 

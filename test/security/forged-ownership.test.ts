@@ -46,7 +46,7 @@ beforeAll(async () => {
   attacker = await namespaceEditor(admin, source);
   const log = createLogger({ level: 'info', write: (line) => void logLines.push(line) });
   const settings = { kinds: [copyratorKind, claimerKind], namespaces: [source, target], workers: 2, resyncMs: 600_000, kindOptions: { 'enable-secrets': true }, identity: 'forged-ownership', operator: PRODUCT_NAMES };
-  controllers = [new Controller(new KubeRest(kc), settings, log, new Metrics())];
+  controllers = [new Controller(new KubeRest(kc), settings, log, new Metrics({ prefix: PRODUCT_NAMES.metricPrefix }))];
   for (const controller of controllers) controller.start();
 }, 120_000);
 
