@@ -21,13 +21,13 @@ import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeRest } from '../src/kube/rest';
 import { databaseKind, DatabaseSpec } from '../src/kinds/database';
 import { OptionSpec } from '../src/runtime/config';
-import { REPORTING_CONTROLLER } from '../src/runtime/events';
 import { startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { startStorageProvisioner, StorageProvisioner } from '../test/support/storage-provisioner';
 import { ControllerProcess, startController } from '../test/support/controller-process';
 import { Conversion, installCrds } from './setup';
 import { apiWrites, benchOptions, byLabel, controllerHttp, fixed, forEachLimited, increase, processMemory, secondsSince, sleep, spread, table, total, untilSteady, waitUntil, withRetries, WORKERS_OPTION } from './support';
 import { Watched } from './watched';
+import { PRODUCT_NAMES } from '../src/product';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'databases', type: 'integer', default: '50', description: 'Databases created (each: a primary, its init Job, a backup volume and CronJob, 9 children).' },
@@ -124,7 +124,7 @@ async function writesOf(rest: KubeRest, logFile: string, writes: number, databas
     .filter((l) => l.includes('"children reconciled"'))
     .reduce((sum, l) => sum + (JSON.parse(l).applied as number), 0);
   type Event = { reportingController?: string; eventTime: string; reason: string; regarding: { name: string } };
-  const events = (await rest.request<{ items: Event[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${NS}/events`)).items.filter((e) => e.reportingController === REPORTING_CONTROLLER);
+  const events = (await rest.request<{ items: Event[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${NS}/events`)).items.filter((e) => e.reportingController === PRODUCT_NAMES.reportingController);
   const lastReason = new Map<string, string>();
   let repeated = 0;
   for (const e of events.sort((a, b) => a.eventTime.localeCompare(b.eventTime))) {

@@ -15,7 +15,7 @@ import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeError, KubeRest } from '../src/kube/rest';
 import { UserError } from '../src/core/errors';
 import { OptionSpec } from '../src/runtime/config';
-import { CONTROLLER_OPTIONS } from '../src/runtime/main';
+import { engineOptions } from '../src/runtime/main';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
 import { ControllerProcess, startController } from '../test/support/controller-process';
@@ -39,6 +39,7 @@ import {
   waitUntil,
   withRetries,
 } from './support';
+import { PRODUCT_IDENTITY } from '../src/product';
 
 /** The options of `npm run bench` (its ExchangeRate figures). */
 export const EXCHANGE_RATE_OPTIONS: OptionSpec[] = [
@@ -352,7 +353,7 @@ class Bench {
       have = count;
       samples.push(await this.sampleMemory(controller, count));
     }
-    const resyncDefault = CONTROLLER_OPTIONS.find((o) => o.name === 'resync-period')?.default;
+    const resyncDefault = engineOptions(PRODUCT_IDENTITY).find((o) => o.name === 'resync-period')?.default;
     return { controllerResyncPeriod: `${resyncDefault} (default)`, samples };
   }
 

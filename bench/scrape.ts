@@ -11,6 +11,7 @@ import { OptionSpec } from '../src/runtime/config';
 import { Metrics } from '../src/runtime/metrics';
 import { ObjectMetrics } from '../src/runtime/object-metrics';
 import { benchOptions, fixed, spread, table } from './support';
+import { PRODUCT_NAMES } from '../src/product';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'objects', type: 'integer', default: '100000', description: 'Objects in the caches, spread evenly over the kinds.' },
@@ -49,9 +50,9 @@ function timeScrapes(registry: Metrics, scrapes: number): { ms: number[]; bytes:
 
 /** As every scrape built them before they were kept (code 8f5fa3c): each object's series set in the registry's gauges, then the registry rendered. */
 function throughTheRegistry(caches: Map<AnyKind, Cached[]>): Metrics {
-  const registry = new Metrics();
+  const registry = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   const conditions = registry.gauge(OBJECT_CONDITION_METRIC, 'Conditions.', ['kind', 'namespace', 'name', 'type', 'status', 'reason']);
-  const gauges = new Map(KINDS.flatMap((kind) => (kind.monitoring?.gauges ?? []).map((g) => [objectGaugeMetric(kind, g), registry.gauge(objectGaugeMetric(kind, g), g.help, ['namespace', 'name'])] as const)));
+  const gauges = new Map(KINDS.flatMap((kind) => (kind.monitoring?.gauges ?? []).map((g) => [objectGaugeMetric(PRODUCT_NAMES.metricPrefix, kind, g), registry.gauge(objectGaugeMetric(PRODUCT_NAMES.metricPrefix, kind, g), g.help, ['namespace', 'name'])] as const)));
   registry.onCollect(() => {
     conditions.reset();
     for (const gauge of gauges.values()) gauge.reset();
@@ -61,7 +62,7 @@ function throughTheRegistry(caches: Map<AnyKind, Cached[]>): Metrics {
         for (const c of object.status.conditions) conditions.set({ kind: kind.kind, ...where, type: c.type, status: c.status, reason: c.reason }, 1);
         for (const gauge of kind.monitoring?.gauges ?? []) {
           const value = gauge.value(object);
-          if (value !== undefined && Number.isFinite(value)) gauges.get(objectGaugeMetric(kind, gauge))!.set(where, value);
+          if (value !== undefined && Number.isFinite(value)) gauges.get(objectGaugeMetric(PRODUCT_NAMES.metricPrefix, kind, gauge))!.set(where, value);
         }
       }
     }
@@ -79,10 +80,10 @@ export async function main(argv: string[]): Promise<number> {
 
   const before = timeScrapes(throughTheRegistry(caches), scrapes);
   // maxAgeMs 0: rebuilt at every scrape; the default: rebuilt at most every 5 s.
-  const rebuilt = new Metrics();
+  const rebuilt = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   new ObjectMetrics(rebuilt, KINDS, objectsOf, 0);
   const rebuilds = timeScrapes(rebuilt, scrapes);
-  const kept = new Metrics();
+  const kept = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   new ObjectMetrics(kept, KINDS, objectsOf);
   const first = timeScrapes(kept, 1);
   const cached = timeScrapes(kept, scrapes);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UserError } from './core/errors';
 import { DIFF_EXIT } from './diff/exit-codes';
 import { helpOf, newCommand, parseCommandLine } from './runtime/config';
+import { PRODUCT_IDENTITY } from './product';
 
 type Write = (text: string) => void;
 
@@ -24,7 +25,7 @@ const COMMANDS: Record<string, CliCommand> = {
   controller: {
     summary: 'run the controller (see cdk8s-operators controller --help)',
     errorCode: 1,
-    run: (args, out) => (require('./runtime/main') as typeof import('./runtime/main')).runController(args, process.env, kinds(), out),
+    run: (args, out) => (require('./runtime/main') as typeof import('./runtime/main')).runController(args, process.env, kinds(), out, PRODUCT_IDENTITY),
   },
   render: {
     summary: 'print the children the controller would apply for the custom resources in a file (-f <file>)',

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { UserError } from './core/errors';
 import { AnyKind } from './core/kind';
-import { PRODUCT } from './core/names';
+import { PRODUCT_NAMES } from './product';
 import { DIFF_EXIT } from './diff/exit-codes';
 import { planResource, ResourcePlan } from './diff/plan';
 import { FieldChange } from './diff/fields';
@@ -126,7 +126,7 @@ export async function runDiff(args: string[], root: string, kinds: readonly AnyK
     const rest = new KubeRest(await loadKubeConnection({ kubeconfig: options.kubeconfig }, process.env), (method) => {
       if (method !== 'GET') throw new Error(`diff is read-only, yet tried to send ${method}`);
     });
-    const objects = new ObjectClient(rest, `${PRODUCT}-diff`);
+    const objects = new ObjectClient(rest, PRODUCT_NAMES.diffManager);
     const crds = crdsToDiff(options);
     const crdNotes: string[] = [];
     const crdPlans: CrdPlan[] = crds.length ? await planCrds(objects, crds, kinds, crdNotes) : [];

@@ -6,7 +6,8 @@ import { CustomResourceDefinitions } from './bundle/crd';
 import { webhookServiceConfig } from './bundle/deployment';
 import { injectCaFrom } from './bundle/cert-manager';
 import { WEBHOOK_CERTIFICATES, WebhookCertificates } from './core/webhook';
-import { Companion, DEFAULT_NAMESPACE, OperatorBundle } from './bundle/operator';
+import { Companion, OperatorBundle } from './bundle/operator';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from './product';
 import { ControllerPolicy } from './bundle/controller-policy';
 import { controllerImage, IMAGE_DIGEST_PATTERN } from './bundle/version';
 import { UserError } from './core/errors';
@@ -150,6 +151,7 @@ export function operatorChart(app: App, variant: OperatorVariant): Chart {
   const chart = waveChart(app, '1-operator', SYNC_WAVE.operator, (c) =>
     // Users keep view and edit on every kind, whose CRDs are all installed, whichever kinds the controller serves.
     new OperatorBundle(c, 'operator', {
+      operator: PRODUCT_NAMES,
       kinds: variant.kinds,
       userKinds: KINDS,
       secretCopy: variant.secretCopy,
@@ -175,9 +177,9 @@ export function crdsChart(app: App, withoutExtraGroups: readonly string[], webho
     new CustomResourceDefinitions(c, 'crds', {
       kinds: KINDS,
       withoutExtraGroups,
-      webhook: webhookServiceConfig(DEFAULT_NAMESPACE),
+      webhook: webhookServiceConfig(PRODUCT_IDENTITY.namespace),
       // cert-manager's cainjector fills caBundle from the webhook's Certificate.
-      webhookAnnotations: webhookCertificates === 'cert-manager' ? injectCaFrom(DEFAULT_NAMESPACE) : undefined,
+      webhookAnnotations: webhookCertificates === 'cert-manager' ? injectCaFrom(PRODUCT_NAMES, PRODUCT_IDENTITY.namespace) : undefined,
     }),
   );
 }
@@ -193,7 +195,7 @@ export function buildApp(app: App, options: AppOptions): Chart[] {
   const watchNamespaces = options.watchNamespaces ?? [];
   // Namespaced, the controller serves only the kinds that can be served so; every CRD is installed all the same.
   const kinds = watchNamespaces.length ? namespacedKinds(KINDS) : KINDS;
-  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds, watchNamespaces, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages, image: controllerImage(options.controllerDigest) })];
+  const charts = [crdsChart(app, withoutExtraGroups, webhookCertificates), operatorChart(app, { kinds, watchNamespaces, secretCopy: options.secretCopy ?? false, ui: true, withoutExtraGroups, webhookCertificates, sharding: options.sharding ?? false, installValues: options.installValues, extraImages: options.extraImages, image: controllerImage(PRODUCT_IDENTITY, options.controllerDigest) })];
   const builtIns = options.builtIns ?? [];
   if (options.instances.length || builtIns.length) charts.push(resourcesChart(app, '2-instances', options.instances, builtIns));
   if (options.examples?.length) charts.push(resourcesChart(app, '3-examples', options.examples, [examplesNamespace()]));
@@ -398,7 +400,8 @@ function synthesize(options: AppOptions): void {
     withoutExtraGroups: options.withoutExtraGroups ?? [],
     webhookCertificates: options.webhookCertificates ?? 'self',
     installValues: options.installValues ?? {},
-    image: controllerImage(options.controllerDigest),
+    image: controllerImage(PRODUCT_IDENTITY, options.controllerDigest),
+    names: PRODUCT_NAMES,
     resources: options.helmInstances ? resources : [],
     monitoring: monitoringObjects(KINDS, options.runbookUrl),
   });

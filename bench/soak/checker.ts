@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/child-policy';
-import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, PRODUCT } from '../../src/core/names';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, CHILD_MANAGER } from '../../src/core/names';
 import { KINDS } from '../../src/kinds';
 import { KubeRest } from '../../src/kube/rest';
 import { childState } from '../../src/runtime/readiness';
@@ -60,7 +60,7 @@ export class Checker {
   ) {}
 
   async start(): Promise<void> {
-    const managed = `${MANAGED_BY_LABEL}=${PRODUCT}`;
+    const managed = `${MANAGED_BY_LABEL}=${CHILD_MANAGER}`;
     for (const kind of KINDS) {
       const mirror = new Mirror(this.kc, this.rest, `/apis/${kind.group}/${kind.version}/${kind.plural}`, (change, o, before) => this.onOwner(`${kind.plural}.${kind.group}`, change, o, before));
       this.crMirrors.push(mirror);

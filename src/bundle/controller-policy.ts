@@ -2,10 +2,12 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AnyKind } from '../core/kind';
 import { HostAccess, imageRepository } from '../core/rendered-shapes';
-import { PRODUCT } from '../core/names';
+import { OperatorNames } from '../core/identity';
 import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/storage-migration';
 
 export interface ControllerPolicyProps {
+  /** Whose controller it fences: the policies are named after the operator. */
+  readonly names: OperatorNames;
   /** The kinds the controller serves: their declared shapes (`renders`) are all it may write. */
   readonly kinds: readonly AnyKind[];
   /** The controller's ServiceAccount, whose requests alone the policy judges. */
@@ -20,7 +22,6 @@ export interface ControllerPolicyProps {
   readonly labels?: Record<string, string>;
 }
 
-export const CONTROLLER_POLICY = `${PRODUCT}-controller`;
 /** The policy's variable holding the admitted image repositories (a CEL list), which the Helm chart fills from its values too. */
 export const IMAGES_VARIABLE = 'images';
 
@@ -79,7 +80,7 @@ export class ControllerPolicy extends Construct {
     const serviceAccounts = [...new Set(shapes.flatMap((s) => s.serviceAccounts ?? []))].sort();
     const hostAccess = shapes.flatMap((s) => s.hostAccess ?? []);
     const { namespace, name } = props.serviceAccount;
-    const who = `${PRODUCT}\u2019s controller`;
+    const who = `${props.names.identity.name}\u2019s controller`;
     const what = `request.resource.resource + ' ' + (request.namespace == '' ? '' : request.namespace + '/') + object.metadata.name`;
     const eachContainer = (rule: string) => `variables.containers.all(c, ${rule})`;
     const noSecurityField = (field: string, allowed: string) => `!has(c.securityContext) || !has(c.securityContext.${field}) || ${allowed}`;
@@ -93,7 +94,7 @@ export class ControllerPolicy extends Construct {
       reason: 'Forbidden',
     });
     const policy = (shape: string, rules: readonly { group: string; resources: readonly string[] }[], variables: { name: string; expression: string }[], validations: ReturnType<typeof validation>[]) => {
-      const policyName = `${CONTROLLER_POLICY}-${shape}`;
+      const policyName = `${props.names.controllerPolicy}-${shape}`;
       new ApiObject(this, shape, {
         apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'ValidatingAdmissionPolicy',

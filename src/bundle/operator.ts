@@ -4,22 +4,23 @@ import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { AnyKind } from '../core/kind';
 import { installArgs, installOptions } from '../core/options';
 import { hasVersions } from '../core/versions';
-import { PRODUCT } from '../core/names';
+import { OperatorNames } from '../core/identity';
 import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment } from './deployment';
-import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_TLS_SECRET } from '../core/webhook';
+import { versionedCrdNames, WebhookCertificates } from '../core/webhook';
 import { CertManagerCertificates } from './cert-manager';
-import { METRICS_CERT_MANAGER } from '../core/metrics-endpoint';
 import { controllerImage } from './version';
 import { ControllerPolicy } from './controller-policy';
 import { checkNamespaced } from '../core/namespaced';
 
 export interface OperatorBundleProps {
+  /** Whose install it is: every name of it derives from the operator's identity (src/core/identity.ts). */
+  readonly operator: OperatorNames;
   /** The kinds the controller serves. */
   readonly kinds: readonly AnyKind[];
-  /** Namespace the controller runs in. @default cdk8s-operators */
+  /** Namespace the controller runs in. @default the operator's */
   readonly namespace?: string;
-  /** The controller image. @default cdk8s-operators/controller:<the project's version> */
+  /** The controller image. @default the operator's image repository, tagged with the project's version */
   readonly image?: string;
   /** Allow copying Secrets (CopyratorRule ruleType secret); grants cluster-wide Secret access. @default false */
   readonly secretCopy?: boolean;
@@ -50,9 +51,6 @@ export interface OperatorBundleProps {
 /** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
 export type Companion = (bundle: Construct, where: { readonly namespace: string; readonly image: string }) => void;
 
-export const DEFAULT_NAMESPACE = PRODUCT;
-export const LEADER_LEASE = `${PRODUCT}-leader`;
-
 /**
  * What installs the operator: its namespace (restricted Pod Security), identity,
  * least-privilege RBAC derived from the kinds, the controller Deployment with its metrics
@@ -63,12 +61,13 @@ export class OperatorBundle extends Construct {
 
   constructor(scope: Construct, id: string, props: OperatorBundleProps) {
     super(scope, id);
-    const namespace = (this.namespace = props.namespace ?? DEFAULT_NAMESPACE);
+    const names = props.operator;
+    const namespace = (this.namespace = props.namespace ?? names.identity.namespace);
     const watchNamespaces = props.watchNamespaces ?? [];
     if (watchNamespaces.length) checkNamespaced(props.kinds, 'watchNamespaces', props.userKinds);
     const secretCopy = props.secretCopy ?? false;
-    const image = props.image ?? controllerImage();
-    const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
+    const image = props.image ?? controllerImage(names.identity);
+    const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': names.partOf };
     const controllerAccount = { namespace, name: 'controller' };
 
     // The conversion webhook converts, and the leader migrates, every installed CRD of a kind with versions (userKinds: served here or not).
@@ -77,7 +76,7 @@ export class OperatorBundle extends Construct {
     const migrated = watchNamespaces.length ? [] : userKinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups));
 
     // First, so that the controller's requests are judged from its first one on.
-    new ControllerPolicy(this, 'policy', { kinds: props.kinds, serviceAccount: controllerAccount, extraImages: props.extraImages, storageMigrations: migrated, labels });
+    new ControllerPolicy(this, 'policy', { names, kinds: props.kinds, serviceAccount: controllerAccount, extraImages: props.extraImages, storageMigrations: migrated, labels });
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: {
@@ -96,7 +95,7 @@ export class OperatorBundle extends Construct {
     const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
 
     const clusterRole = (name: string, rules: k8s.PolicyRule[], roleLabels: Record<string, string> = labels) =>
-      new k8s.KubeClusterRole(this, `role-${name}`, { metadata: { name: `${PRODUCT}:${name}`, labels: roleLabels }, rules });
+      new k8s.KubeClusterRole(this, `role-${name}`, { metadata: { name: names.role(name), labels: roleLabels }, rules });
     const bindCluster = (role: k8s.KubeClusterRole) =>
       new k8s.KubeClusterRoleBinding(this, `binding-${role.name}`, {
         metadata: { name: role.name, labels },
@@ -108,7 +107,7 @@ export class OperatorBundle extends Construct {
     // Bound to no one here: to Prometheus' ServiceAccount by whoever installs Prometheus (docs/monitoring.md).
     clusterRole('metrics-reader', METRICS_READER_RULES);
     const bindInNamespace = (id: string, roleNamespace: string, name: string, rules: k8s.PolicyRule[]) => {
-      const role = new k8s.KubeRole(this, `role-${id}`, { metadata: { name: `${PRODUCT}:${name}`, namespace: roleNamespace, labels }, rules });
+      const role = new k8s.KubeRole(this, `role-${id}`, { metadata: { name: names.role(name), namespace: roleNamespace, labels }, rules });
       new k8s.KubeRoleBinding(this, `binding-${id}`, {
         metadata: { name: role.name, namespace: roleNamespace, labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
@@ -126,8 +125,8 @@ export class OperatorBundle extends Construct {
     }
 
     const leaseRole = new k8s.KubeRole(this, 'leader-election', {
-      metadata: { name: `${PRODUCT}:leader-election`, namespace, labels },
-      rules: leaderElectionRules(LEADER_LEASE),
+      metadata: { name: names.role('leader-election'), namespace, labels },
+      rules: leaderElectionRules(names.leaderLease),
     });
     new k8s.KubeRoleBinding(this, 'leader-election-binding', {
       metadata: { name: leaseRole.name, namespace, labels },
@@ -136,7 +135,7 @@ export class OperatorBundle extends Construct {
     });
 
     if (props.sharding) {
-      const shardRole = new k8s.KubeRole(this, 'sharding', { metadata: { name: `${PRODUCT}:sharding`, namespace, labels }, rules: SHARDING_LEASE_RULES });
+      const shardRole = new k8s.KubeRole(this, 'sharding', { metadata: { name: names.role('sharding'), namespace, labels }, rules: SHARDING_LEASE_RULES });
       new k8s.KubeRoleBinding(this, 'sharding-binding', {
         metadata: { name: shardRole.name, namespace, labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole.name },
@@ -146,9 +145,9 @@ export class OperatorBundle extends Construct {
       for (const identity of props.kinds.flatMap((kind) => servedIdentities(kind, props.withoutExtraGroups))) bindServed(`${crdName(identity)}:sharding`, shardingRules(identity));
     }
 
-    /** A Role of the controller's own namespace, bound to it (`<product>:<name>`). */
+    /** A Role of the controller's own namespace, bound to it (`<operator>:<name>`). */
     const bindHere = (name: string, rules: k8s.PolicyRule[]) => {
-      const role = new k8s.KubeRole(this, name, { metadata: { name: `${PRODUCT}:${name}`, namespace, labels }, rules });
+      const role = new k8s.KubeRole(this, name, { metadata: { name: names.role(name), namespace, labels }, rules });
       new k8s.KubeRoleBinding(this, `${name}-binding`, {
         metadata: { name: role.name, namespace, labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
@@ -161,12 +160,12 @@ export class OperatorBundle extends Construct {
       // With cert-manager its cainjector fills caBundle: the controller needs no access to the CRDs for it.
       if (!certManager) bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
       if (migrated.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
-      bindHere('conversion-webhook', certManager ? certManagerSecretRules(CERT_MANAGER.secretName) : webhookSecretRules(WEBHOOK_TLS_SECRET));
+      bindHere('conversion-webhook', certManager ? certManagerSecretRules(names.certManager.secretName) : webhookSecretRules(names.webhookSecret));
     }
     if (certManager) {
-      new CertManagerCertificates(this, 'cert-manager', { namespace, labels, webhook: versioned.length > 0 });
+      new CertManagerCertificates(this, 'cert-manager', { names, namespace, labels, webhook: versioned.length > 0 });
       // The metrics server's certificate, read by name like the webhook's.
-      bindHere('metrics-certificate', certManagerSecretRules(METRICS_CERT_MANAGER.secretName));
+      bindHere('metrics-certificate', certManagerSecretRules(names.certManager.metricsSecretName));
     }
 
     const aggregate = (to: string[]) => Object.fromEntries(to.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true']));
@@ -190,7 +189,7 @@ export class OperatorBundle extends Construct {
       serviceAccountName: serviceAccount.name,
       image,
       replicas: props.replicas ?? 2,
-      leaseName: LEADER_LEASE,
+      leaseName: names.leaderLease,
       secretCopy,
       kindOptions: props.kinds.flatMap((kind) => kind.controller?.options ?? []),
       withoutExtraGroups: props.withoutExtraGroups,

@@ -1,21 +1,19 @@
+import { OperatorIdentity } from '../core/identity';
 import { projectVersion } from '../core/version';
-
-/** Where the controller image is published; the tag is the project's version. */
-export const CONTROLLER_IMAGE_REPOSITORY = 'cdk8s-operators/controller';
 
 /** An OCI manifest digest as a registry reports it (the only algorithm registries serve). */
 export const IMAGE_DIGEST_PATTERN = '^sha256:[0-9a-f]{64}$';
 
 /**
- * The image the bundle's Deployments run: `cdk8s-operators/controller:<version>`, or with the
+ * The image the bundle's Deployments run: `<the operator's imageRepository>:<version>`, or with the
  * release's digest `...:<version>@sha256:<hex>`: the runtime then pulls exactly that image and
  * the tag only tells a reader which version it is.
  */
-export function controllerImage(digest?: string): string {
+export function controllerImage(identity: OperatorIdentity, digest?: string): string {
   if (digest !== undefined && !new RegExp(IMAGE_DIGEST_PATTERN).test(digest)) {
     throw new Error(`the controller image digest must be sha256:<64 lowercase hex digits> (npm run image prints it), got '${digest}'`);
   }
-  return `${CONTROLLER_IMAGE_REPOSITORY}:${projectVersion()}${digest ? `@${digest}` : ''}`;
+  return `${identity.imageRepository}:${projectVersion()}${digest ? `@${digest}` : ''}`;
 }
 
 /** repository, tag and digest ('' when absent) of an image reference such as `host:5000/a/b:1.0@sha256:...`. */

@@ -1,3 +1,4 @@
+import { ENGINE_DOMAIN } from './identity';
 import type { Permission } from './kind';
 
 /**
@@ -10,13 +11,13 @@ import type { Permission } from './kind';
  * collector leaves it alone) and never deletes it, not even when it is no longer rendered.
  * Only a person deletes it (e.g. a volume of backups).
  */
-export const KEEP_ON_DELETE_ANNOTATION = 'cdk8s-operators.io/keep-on-delete';
+export const KEEP_ON_DELETE_ANNOTATION = `${ENGINE_DOMAIN}/keep-on-delete`;
 
 /**
  * The child is created once when missing and never updated, patched or re-applied, so what
  * it holds is never overwritten (e.g. a generated password); `get` and `create` suffice.
  */
-export const CREATE_ONLY_ANNOTATION = 'cdk8s-operators.io/create-only';
+export const CREATE_ONLY_ANNOTATION = `${ENGINE_DOMAIN}/create-only`;
 
 /**
  * The child is an object an earlier operator created for this very owner, without the
@@ -24,7 +25,7 @@ export const CREATE_ONLY_ANNOTATION = 'cdk8s-operators.io/create-only';
  * existing object whose ownerReference names the owner (by uid, no other controller), taking
  * it over; it never creates it, so once someone deletes it, it stays deleted.
  */
-export const ADOPT_EXISTING_ANNOTATION = 'cdk8s-operators.io/adopt-existing';
+export const ADOPT_EXISTING_ANNOTATION = `${ENGINE_DOMAIN}/adopt-existing`;
 
 type Annotated = { metadata: { annotations?: unknown; [key: string]: unknown } };
 

@@ -1,6 +1,6 @@
 /**
  * A problem the user can fix (a bad flag, variable, file, resource or kubeconfig), as opposed
- * to a bug: src/cli.ts and synth print each problem as one line, `cdk8s-operators <command>:
+ * to a bug: src/cli.ts and synth print each problem as one line, `<operator> <command>:
  * <problem>`, with no stack, and exit with the command's error code. Every other error is a
  * bug and keeps its stack. One error may carry several problems (synth reports every invalid
  * resource at once).

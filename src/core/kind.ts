@@ -81,7 +81,7 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   /**
    * What the install lets cluster users do through the built-in roles: `edit` aggregates reading
    * into view and writing into edit and admin; `view` aggregates reading only, and writing goes
-   * into a ClusterRole of its own (`cdk8s-operators:<plural>:edit`) that an administrator binds
+   * into a ClusterRole of its own (`<operator>:<plural>:edit`) that an administrator binds
    * to whom they choose, for a kind whose objects act beyond any namespace (e.g. on every node).
    * @default 'edit'
    */

@@ -25,7 +25,7 @@ export interface AlertRule {
 
 /** A number the kind reads off one of its cached objects, exported per object at every scrape. */
 export interface ObjectGauge {
-  /** snake_case; exported as `cdk8s_operators_<singular>_<name>{namespace,name}`. */
+  /** snake_case; exported as `<operator>_<singular>_<name>{namespace,name}` (OperatorNames.metricPrefix). */
   readonly name: string;
   readonly help: string;
   /** The value for the object as the API server stores it (spec unvalidated), or undefined for no series. */
@@ -48,14 +48,22 @@ export interface KindMonitoring {
 }
 
 /** The metric name of a kind's gauge. */
-export function objectGaugeMetric(kind: { readonly singular: string }, gauge: Pick<ObjectGauge, 'name'>): string {
-  return `cdk8s_operators_${kind.singular}_${gauge.name}`;
+export function objectGaugeMetric(metricPrefix: string, kind: { readonly singular: string }, gauge: Pick<ObjectGauge, 'name'>): string {
+  return `${metricPrefix}${kind.singular}_${gauge.name}`;
 }
 
 /**
  * The per-object condition series the engine exports for every kind: one per object and
  * condition type, value 1, labels kind, namespace, name, type, status and reason. Kinds' alerts
  * select their own reasons from it.
+ */
+export function objectConditionMetric(metricPrefix: string): string {
+  return `${metricPrefix}object_condition`;
+}
+
+/**
+ * The product's objectConditionMetric, which the kinds' alert expressions and the synthesized
+ * rules and dashboard still name (issue 40: alerts written against the operator's prefix are left to do).
  */
 export const OBJECT_CONDITION_METRIC = 'cdk8s_operators_object_condition';
 

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { ENGINE_DOMAIN, ENGINE_NAME } from './identity';
 import { AnyKind, CustomResource } from './kind';
 
-/** The product name: the field manager, the managed-by label value, the part-of label value. */
-export const PRODUCT = 'cdk8s-operators';
+/**
+ * The managed-by and part-of values of every child: the engine's, in every operator built on it
+ * (a child is told apart by its owner's labels; the field manager names the operator).
+ */
+export const CHILD_MANAGER = ENGINE_NAME;
 
 /** Labels every child carries, so the controller can find, watch and prune what it manages. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
@@ -12,9 +16,9 @@ export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
  * `exchangerates.operators.brennerm.github.io`: children of same-named owners in two groups of
  * a kind are told apart, and a main group's children keep the label they always had.
  */
-export const OWNER_KIND_LABEL = 'cdk8s-operators.io/owner-kind';
-export const OWNER_NAME_LABEL = 'cdk8s-operators.io/owner-name';
-export const OWNER_NAMESPACE_LABEL = 'cdk8s-operators.io/owner-namespace';
+export const OWNER_KIND_LABEL = `${ENGINE_DOMAIN}/owner-kind`;
+export const OWNER_NAME_LABEL = `${ENGINE_DOMAIN}/owner-name`;
+export const OWNER_NAMESPACE_LABEL = `${ENGINE_DOMAIN}/owner-namespace`;
 
 /** DNS-1123 label length: Service names, label values. */
 export const MAX_LABEL_LENGTH = 63;
@@ -43,7 +47,7 @@ export function labelValue(text: string): string {
 }
 
 /** The prefix of every label the engine sets (ownership, sharding): no construct or copied object sets one. */
-export const ENGINE_LABEL_PREFIX = 'cdk8s-operators.io/';
+export const ENGINE_LABEL_PREFIX = `${ENGINE_DOMAIN}/`;
 
 /**
  * Whether a label is the engine's: the controller finds, claims and prunes children by these,
@@ -65,8 +69,8 @@ export function ownerKindLabel(kind: AnyKind): string {
 /** The labels that tie a child to its owner; the runtime selects on these to prune and to watch. */
 export function childLabels(kind: AnyKind, owner: CustomResource<unknown, unknown>): Record<string, string> {
   return {
-    [MANAGED_BY_LABEL]: PRODUCT,
-    [PART_OF_LABEL]: PRODUCT,
+    [MANAGED_BY_LABEL]: CHILD_MANAGER,
+    [PART_OF_LABEL]: CHILD_MANAGER,
     [OWNER_KIND_LABEL]: labelValue(ownerKindLabel(kind)),
     [OWNER_NAME_LABEL]: labelValue(owner.metadata.name),
     ...(owner.metadata.namespace ? { [OWNER_NAMESPACE_LABEL]: owner.metadata.namespace } : {}),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ENGINE_NAME } from './identity';
 
 /**
  * The version in the project's package.json, found by walking up from this file: the same
@@ -10,8 +11,8 @@ export function projectVersion(): string {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'cdk8s-operators' && pkg.version) return pkg.version;
+      if (pkg.name === ENGINE_NAME && pkg.version) return pkg.version;
     }
-    if (dirname(dir) === dir) throw new Error(`the package.json of cdk8s-operators was not found above ${__dirname}`);
+    if (dirname(dir) === dir) throw new Error(`the package.json of ${ENGINE_NAME} was not found above ${__dirname}`);
   }
 }

@@ -1,3 +1,4 @@
+import { ENGINE_DOMAIN } from './identity';
 import { FieldError, Optional, Schema } from '../schema';
 import type { AnyKind, KubeJson, ObjectRule, PrinterColumn } from './kind';
 
@@ -72,7 +73,7 @@ export interface KindVersion extends VersionLayout {
  * Where the engine keeps what a conversion kept: on the converted object, JSON by the name of
  * the version that needs it to be restored exactly.
  */
-export const CONVERSION_DATA_ANNOTATION = 'cdk8s-operators.io/conversion-data';
+export const CONVERSION_DATA_ANNOTATION = `${ENGINE_DOMAIN}/conversion-data`;
 
 /** A conversion that cannot be done, naming the field and what was expected. */
 export class ConversionError extends Error {

@@ -3,8 +3,6 @@ import { crdName, servedIdentities } from './groups';
 import { AnyKind } from './kind';
 import { hasVersions } from './versions';
 
-/** The Secret in the controller's namespace holding the webhook's CA and serving certificate. */
-export const WEBHOOK_TLS_SECRET = 'cdk8s-operators-webhook-tls';
 /** The Service in front of the controllers' webhook port; the serving certificate names it. */
 export const WEBHOOK_SERVICE = 'controller-webhook';
 /** The DNS names of the webhook's Service, which its serving certificate holds (whoever makes it). */
@@ -15,8 +13,6 @@ export function serviceDnsNames(serviceName: string, namespace: string): string[
 export const WEBHOOK_PORT = 9443;
 /** Where the API server posts ConversionReviews. */
 export const WEBHOOK_PATH = '/convert';
-/** The field manager of the injected `caBundle`: its own, so a GitOps apply of the CRD neither owns nor removes it. */
-export const CA_INJECTOR = 'cdk8s-operators-ca-injector';
 
 /** The CRD names the webhook converts for: every served identity of every kind with versions (the bundle's RBAC names them too). */
 export function versionedCrdNames(kinds: readonly AnyKind[], withoutExtraGroups: readonly string[] = []): string[] {
@@ -32,17 +28,5 @@ export function versionedCrdNames(kinds: readonly AnyKind[], withoutExtraGroups:
 export const WEBHOOK_CERTIFICATES = ['self', 'cert-manager'] as const;
 export type WebhookCertificates = (typeof WEBHOOK_CERTIFICATES)[number];
 
-/** What the install and the controller agree on when cert-manager makes the certificates. */
-export const CERT_MANAGER = {
-  /** The Certificate of the webhook's Service names; its Secret is `secretName`. */
-  certificate: 'cdk8s-operators-webhook',
-  /** A Secret apart from the controller's own, so switching between the two leaves each one's alone. */
-  secretName: 'cdk8s-operators-webhook-cert-manager-tls',
-  /** The self-signed Issuer that signs the CA, the CA's Certificate and Secret, and the CA Issuer that signs the serving certificate. */
-  selfSignedIssuer: 'cdk8s-operators-selfsigned',
-  caCertificate: 'cdk8s-operators-webhook-ca',
-  caSecretName: 'cdk8s-operators-webhook-ca',
-  caIssuer: 'cdk8s-operators-webhook-ca',
-  /** cainjector copies the CA of this Certificate's Secret (`<namespace>/<name>`) into the annotated CRD's caBundle. */
-  injectAnnotation: 'cert-manager.io/inject-ca-from',
-} as const;
+/** cainjector copies the CA of the Certificate's Secret named here (`<namespace>/<name>`) into the annotated CRD's caBundle; the names are the operator's (OperatorNames.certManager). */
+export const INJECT_CA_ANNOTATION = 'cert-manager.io/inject-ca-from';

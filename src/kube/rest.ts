@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ENGINE_NAME } from '../core/identity';
 import { projectVersion } from '../core/version';
 import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
@@ -17,8 +18,11 @@ export class KubeRest {
   readonly connection: KubeConnection;
   /** Where requests go, parsed from the server URL once rather than a URL object per request. */
   private target?: RequestTarget;
-  /** How the API server's audit log tells our requests from anyone else's. */
-  private readonly userAgent = `cdk8s-operators/${projectVersion()}`;
+  /**
+   * How the API server's audit log tells our requests from anyone else's; its name is the
+   * field manager of every write that names none (a Lease's, a merge patch's).
+   */
+  private readonly userAgent: string;
 
   constructor(
     /** See loadKubeConnection; a client-node KubeConfig is taken too (tests and tools hold one). */
@@ -27,7 +31,10 @@ export class KubeRest {
     private readonly onRequest?: (method: string) => void,
     /** Told how each request ended: its HTTP status code, or `<error>` when none came (client-go's convention). */
     private readonly onResponse?: (method: string, code: string, host: string) => void,
+    /** The client's name in its User-Agent: the operator's (OperatorIdentity.name), else the engine's. */
+    client: string = ENGINE_NAME,
   ) {
+    this.userAgent = `${client}/${projectVersion()}`;
     this.connection = isClientNodeConfig(source) ? clientNodeConnection(source) : source;
   }
 

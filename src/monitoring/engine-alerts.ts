@@ -1,13 +1,13 @@
 import { AlertRule } from '../core/monitoring';
 import { OBJECT_CONDITION_METRIC } from '../core/monitoring';
-import { PRODUCT } from '../core/names';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../product';
 
 /**
  * The `job` label of the controller's series: the ServiceMonitor sets it, and a Prometheus
  * without the operator names its scrape job so (docs/monitoring.md). The engine's alerts select
  * on it because controller-runtime's metric names are shared with every Go operator scraped.
  */
-export const MONITORING_JOB = PRODUCT;
+export const MONITORING_JOB = PRODUCT_IDENTITY.name;
 
 const job = `job="${MONITORING_JOB}"`;
 
@@ -63,7 +63,7 @@ export const ENGINE_ALERTS: readonly AlertRule[] = [
   },
   {
     alert: 'Cdk8sOperatorsWatchesRestarting',
-    expr: `sum by (resource) (increase(cdk8s_operators_watch_restarts_total{${job},reason!="expired"}[15m])) > 5`,
+    expr: `sum by (resource) (increase(${PRODUCT_NAMES.metricPrefix}watch_restarts_total{${job},reason!="expired"}[15m])) > 5`,
     for: '10m',
     severity: 'warning',
     summary: 'The controller\u2019s watches keep failing.',

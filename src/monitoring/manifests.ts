@@ -1,7 +1,7 @@
 import { Yaml } from 'cdk8s';
 import { AnyKind, KubeJson } from '../core/kind';
-import { PRODUCT } from '../core/names';
-import { METRICS_CERT_MANAGER, METRICS_PATH, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../product';
+import { METRICS_PATH, METRICS_SERVICE } from '../core/metrics-endpoint';
 import { WebhookCertificates } from '../core/webhook';
 import { grafanaDashboard } from './dashboard';
 import { MONITORING_JOB } from './engine-alerts';
@@ -11,12 +11,12 @@ import { RuleGroup, ruleGroups } from './rules';
 export const MONITORING_DIR = 'monitoring';
 
 /** Where the controller runs, and the labels of its metrics Service (src/bundle/operator.ts; a test checks they match). */
-const NAMESPACE = PRODUCT;
-const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT };
-const LABELS = { 'app.kubernetes.io/part-of': PRODUCT };
+const NAMESPACE = PRODUCT_IDENTITY.namespace;
+const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': PRODUCT_IDENTITY.name };
+const LABELS = { 'app.kubernetes.io/part-of': PRODUCT_IDENTITY.name };
 
 /** The ConfigMap Grafana's dashboard sidecar (kube-prometheus-stack) loads by its label. */
-export const DASHBOARD_CONFIGMAP = `${PRODUCT}-dashboard`;
+export const DASHBOARD_CONFIGMAP = `${PRODUCT_IDENTITY.name}-dashboard`;
 export const DASHBOARD_FILE = 'grafana-dashboard.json';
 
 /** Each object names its namespace and carries the product's labels. */
@@ -24,7 +24,7 @@ type Manifest = KubeJson & { metadata: { namespace: string; labels: Record<strin
 
 /** The rules for the Prometheus Operator. */
 export function prometheusRule(groups: readonly RuleGroup[]): Manifest {
-  return { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: PRODUCT, namespace: NAMESPACE, labels: LABELS }, spec: { groups } };
+  return { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: PRODUCT_IDENTITY.name, namespace: NAMESPACE, labels: LABELS }, spec: { groups } };
 }
 
 /** Where Prometheus' Pod has its ServiceAccount's token (which the metrics-reader ClusterRole must be bound to). */
@@ -39,7 +39,7 @@ export const PROMETHEUS_TOKEN_FILE = '/var/run/secrets/kubernetes.io/serviceacco
  */
 export function serviceMonitorTls(certificates: WebhookCertificates): Record<string, unknown> {
   if (certificates === 'self') return { insecureSkipVerify: true };
-  return { serverName: `${METRICS_SERVICE}.${NAMESPACE}.svc`, ca: { secret: { name: METRICS_CERT_MANAGER.secretName, key: 'ca.crt' } } };
+  return { serverName: `${METRICS_SERVICE}.${NAMESPACE}.svc`, ca: { secret: { name: PRODUCT_NAMES.certManager.metricsSecretName, key: 'ca.crt' } } };
 }
 
 /**

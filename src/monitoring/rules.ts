@@ -1,6 +1,6 @@
 import { AnyKind } from '../core/kind';
 import { AlertRule } from '../core/monitoring';
-import { PRODUCT } from '../core/names';
+import { PRODUCT_IDENTITY } from '../product';
 import { ENGINE_ALERTS } from './engine-alerts';
 
 /** Where the runbooks are, unless synth is told another URL (`--runbook-url`); each alert's section is `#<alert in lower case>`. */
@@ -23,8 +23,8 @@ export interface RuleGroup {
 /** Every alert the operator ships: the engine's, then each kind's own, with the kind's name. */
 export function allAlerts(kinds: readonly AnyKind[]): { readonly group: string; readonly alerts: readonly AlertRule[] }[] {
   return [
-    { group: `${PRODUCT}.engine`, alerts: ENGINE_ALERTS },
-    ...kinds.filter((k) => k.monitoring?.alerts?.length).map((k) => ({ group: `${PRODUCT}.${k.plural}`, alerts: k.monitoring!.alerts! })),
+    { group: `${PRODUCT_IDENTITY.name}.engine`, alerts: ENGINE_ALERTS },
+    ...kinds.filter((k) => k.monitoring?.alerts?.length).map((k) => ({ group: `${PRODUCT_IDENTITY.name}.${k.plural}`, alerts: k.monitoring!.alerts! })),
   ];
 }
 

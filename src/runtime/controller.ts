@@ -3,7 +3,8 @@ import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
 import { SYSTEM_CLOCK } from '../core/clock';
 import { AnyKind, apiVersionOf, Clock, CustomResource } from '../core/kind';
-import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
+import { CHILD_MANAGER, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, labelValue } from '../core/names';
+import { OperatorNames } from '../core/identity';
 import { optedIn } from '../core/secret-copy';
 import { CRDS_PATH } from '../kube/discovery';
 import { resourcePath } from '../kube/paths';
@@ -26,6 +27,8 @@ import type { Shard } from './sharding/shard';
 import type { Sharder } from './sharding/sharder';
 
 export interface ControllerSettings {
+  /** Whose controller: its field manager and Events' reportingController are the operator's. */
+  readonly operator: OperatorNames;
   readonly kinds: readonly AnyKind[];
   /** Serve only these namespaces' objects; all when empty. */
   readonly namespaces: readonly string[];
@@ -69,7 +72,7 @@ export class Controller {
     private readonly log: Logger,
     registry: Metrics,
   ) {
-    this.objects = new ObjectClient(rest, PRODUCT);
+    this.objects = new ObjectClient(rest, settings.operator.fieldManager);
     this.metrics = new EngineMetrics(registry, settings.kinds, settings.workers);
     // A key is `plural.group|namespace/name`, in whichever group of its kind: its controller is its kind's.
     const identitiesOf = (kind: AnyKind) => servedIdentities(kind, settings.withoutExtraGroups);
@@ -77,7 +80,7 @@ export class Controller {
     const controllerOf = (key: string) => controllers.get(key.slice(0, key.indexOf('|')));
     this.queue = new WorkQueue(undefined, this.metrics.queueHooks(controllerOf));
     new ObjectMetrics(registry, settings.kinds, (kind) => identitiesOf(kind).flatMap((identity) => this.served.get(crdName(identity))?.() ?? []));
-    const restarts = registry.counter('cdk8s_operators_watch_restarts_total', 'Watches started over other than by the server\u2019s routine timeout, by collection and why (expired, error, silent).', ['resource', 'reason']);
+    const restarts = registry.counter(registry.named('watch_restarts_total'), 'Watches started over other than by the server\u2019s routine timeout, by collection and why (expired, error, silent).', ['resource', 'reason']);
     this.watchRestarts = {
       // Every reason at 0 from the start, so that increase() sees the first restart.
       watching: (resource) => WATCH_RESTARTS.forEach((reason) => restarts.inc({ resource, reason }, 0)),
@@ -197,7 +200,7 @@ export class Controller {
       watches,
       observe: kind.controller?.observer?.({ options, caches: watches, clock }) as ReconcileContext['observe'],
       options,
-      events: new EventRecorder(this.rest, kind, this.settings.identity, log),
+      events: new EventRecorder(this.rest, kind, this.settings.identity, log, this.settings.operator.reportingController),
       rewrites: new ServerRewrites(),
       budget: new WriteBudget(),
       log: this.log,
@@ -240,7 +243,7 @@ export class Controller {
   private async watchCollections(kind: AnyKind, watches: KindWatches): Promise<void> {
     const served = whyNotNamespaced(kind) ? [] : this.settings.namespaces;
     const shard = this.settings.sharding?.shard;
-    const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
+    const selector = `${MANAGED_BY_LABEL}=${CHILD_MANAGER},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
     for (const permission of kind.manages) {
       if (!isChildCollection(permission) || !optedIn(permission.optIn, this.settings.kindOptions)) continue;
       for (const name of permission.resources) {

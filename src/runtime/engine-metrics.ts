@@ -38,10 +38,10 @@ export class EngineMetrics {
     workers: number,
   ) {
     this.own = {
-      reconciles: registry.counter('cdk8s_operators_reconciles_total', 'Reconciles by kind and result.', ['kind', 'result']),
-      duration: registry.histogram('cdk8s_operators_reconcile_duration_seconds', 'Time one reconcile took.', ['kind']),
-      writes: registry.counter('cdk8s_operators_child_writes_total', 'Children applied or pruned.', ['kind', 'action']),
-      depth: registry.gauge('cdk8s_operators_workqueue_depth', 'Keys waiting to be reconciled.'),
+      reconciles: registry.counter(registry.named('reconciles_total'), 'Reconciles by kind and result.', ['kind', 'result']),
+      duration: registry.histogram(registry.named('reconcile_duration_seconds'), 'Time one reconcile took.', ['kind']),
+      writes: registry.counter(registry.named('child_writes_total'), 'Children applied or pruned.', ['kind', 'action']),
+      depth: registry.gauge(registry.named('workqueue_depth'), 'Keys waiting to be reconciled.'),
     };
     this.runtime = {
       total: registry.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']),

@@ -6,8 +6,6 @@ import { microTime } from '../kube/time';
 import { Logger } from './log';
 import { redactSecretValues } from './secret-values';
 
-export const REPORTING_CONTROLLER = 'cdk8s-operators.io/controller';
-
 /**
  * Records Kubernetes Events (events.k8s.io/v1) about our objects; a failure to record is logged,
  * never fatal. Like client-go's recorder it sends them in the background: a reconcile does not
@@ -24,6 +22,8 @@ export class EventRecorder {
     /** This replica, e.g. the Pod name. */
     private readonly instance: string,
     private readonly log: Logger,
+    /** The operator's (OperatorNames.reportingController): `kubectl get events` tells two operators apart. */
+    private readonly reportingController: string,
   ) {}
 
   record(resource: CustomResource, type: 'Normal' | 'Warning', reason: string, note: string): void {
@@ -34,7 +34,7 @@ export class EventRecorder {
       kind: 'Event',
       metadata: { name: `${resource.metadata.name}.${Date.now().toString(16)}${uniqueSuffix()}`, namespace },
       eventTime: microTime(new Date()),
-      reportingController: REPORTING_CONTROLLER,
+      reportingController: this.reportingController,
       reportingInstance: this.instance.slice(0, 128),
       action: 'Reconcile',
       reason,

@@ -9,7 +9,8 @@ import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './c
 import { Controller } from './controller';
 import { HealthServer } from './http';
 import { MetricsServer } from './metrics-server';
-import { METRICS_CERT_MANAGER, METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { checkOperatorIdentity, OperatorIdentity, OperatorNames, operatorNames } from '../core/identity';
 import { CertManagerSecret } from './conversion/cert-manager';
 import { MetricsCertificate } from './metrics-certificate';
 import { LeaderElector } from './leader';
@@ -24,9 +25,19 @@ import { MetricsAuthorizer } from './metrics-auth';
 import { Sharding } from './sharding/setup';
 import { checkNamespaced, checkNamespaceNames, NAMESPACED_RBAC, namespacedKinds } from '../core/namespaced';
 
-/** The engine's own options; each kind adds its own (see KindController.options). */
-export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
+/**
+ * The engine's own options, their defaults the app's operator identity (src/product.ts for this
+ * repository's); each kind adds its own (see KindController.options).
+ */
+export function engineOptions(identity: OperatorIdentity): OptionSpec[] {
+  return [
   KUBECONFIG_OPTION,
+  {
+    name: 'operator-name',
+    type: 'string',
+    default: identity.name,
+    description: 'Whose controller this is (OperatorIdentity.name): its leader Lease, webhook Secret, field managers and metric names derive from it, so two operators on one cluster share none of them.',
+  },
   { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
   { name: 'without-extra-groups', type: 'list', description: 'Do not serve these extra groups of kinds (CRD names, e.g. copyrators.flant.com); every group is served by default.' },
   { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default. A kind that can be served so (docs/install.md#namespaced-install) has its children watched there only, too.' },
@@ -39,8 +50,8 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
   { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
   { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
-  { name: 'leader-election-namespace', type: 'string', default: 'cdk8s-operators', description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
-  { name: 'leader-election-lease', type: 'string', default: 'cdk8s-operators-leader', description: 'Name of the leader Lease.' },
+  { name: 'leader-election-namespace', type: 'string', default: identity.namespace, description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
+  { name: 'leader-election-lease', type: 'string', description: 'Name of the leader Lease; <operator-name>-leader by default.' },
   { name: 'sharding', type: 'boolean', default: 'false', description: 'Share the objects among all replicas: each holds a Lease of its own and serves only the objects the leader labels for it (needs --leader-election).' },
   { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz and /readyz (plain HTTP, no data); 0 picks a free one.' },
   { name: 'metrics-port', type: 'integer', min: 0, default: String(METRICS_PORT), description: 'Port of /metrics; 0 picks a free one.' },
@@ -55,7 +66,7 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     default: 'self',
     choices: WEBHOOK_CERTIFICATES,
-    description: `Who makes the HTTPS certificate of /metrics: self (self-signed at each start; scrapers cannot verify it) or cert-manager (the Secret ${METRICS_CERT_MANAGER.secretName} its Certificate writes in --leader-election-namespace, re-read every minute; scrapers verify it by its ca.crt).`,
+    description: `Who makes the HTTPS certificate of /metrics: self (self-signed at each start; scrapers cannot verify it) or cert-manager (the Secret <operator-name>-metrics-tls its Certificate writes in --leader-election-namespace, re-read every minute; scrapers verify it by its ca.crt).`,
   },
   {
     name: 'conversion-webhook',
@@ -74,16 +85,17 @@ export const CONTROLLER_OPTIONS: readonly OptionSpec[] = [
   { name: 'webhook-url', type: 'string', description: 'Local mode: the URL the API server posts ConversionReviews to (e.g. https://127.0.0.1:9443/convert), set in the CRDs instead of the Service.' },
   LOG_LEVEL_OPTION,
   { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
-];
-
-export function controllerOptions(kinds: readonly AnyKind[]): OptionSpec[] {
-  return [...CONTROLLER_OPTIONS, ...kinds.flatMap((k) => k.controller?.options ?? [])];
+  ];
 }
 
-/** `cdk8s-operators controller`: runs until SIGTERM or SIGINT, then stops gracefully. */
-export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[], out: (text: string) => void): Promise<number> {
-  const specs = controllerOptions(allKinds);
-  const options = commandOptions('cdk8s-operators controller', 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs, args, env, out);
+export function controllerOptions(kinds: readonly AnyKind[], identity: OperatorIdentity): OptionSpec[] {
+  return [...engineOptions(identity), ...kinds.flatMap((k) => k.controller?.options ?? [])];
+}
+
+/** `<operator> controller`: runs until SIGTERM or SIGINT, then stops gracefully; `operator` is the app's identity, which the flags may rename. */
+export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[], out: (text: string) => void, operator: OperatorIdentity): Promise<number> {
+  const specs = controllerOptions(allKinds, operator);
+  const options = commandOptions(`${operator.name} controller`, 'Reconciles the custom resources of every kind (or of --kinds) until SIGTERM or SIGINT.', specs, args, env, out);
   if (!options) return 0;
   const log = createLogger({ level: options['log-level'] as LogLevel });
   const namespaces = (options.namespace as string[] | undefined) ?? [];
@@ -95,7 +107,9 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     log.warn('namespaced RBAC: kinds that cannot be served in some namespaces only are left out', { namespaces, leftOut: allKinds.filter((k) => !kinds.includes(k)).map((k) => k.plural) });
   }
   const withoutExtraGroups = (options['without-extra-groups'] as string[] | undefined) ?? [];
+  const operatorIdentity: OperatorIdentity = { ...operator, name: options['operator-name'] as string, namespace: options['leader-election-namespace'] as string };
   try {
+    checkOperatorIdentity(operatorIdentity, { name: '--operator-name', namespace: '--leader-election-namespace' });
     checkNamespaceNames(namespaces, '--namespace');
     if (namespacedRbac && !namespaces.length) throw new Error(`--${NAMESPACED_RBAC}: expected --namespace to name the namespaces whose Roles the controller has`);
     if (namespacedRbac) checkNamespaced(kinds, `--${NAMESPACED_RBAC}`, allKinds);
@@ -106,18 +120,19 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   } catch (err) {
     throw new UserError((err as Error).message);
   }
-  const metrics = new Metrics();
-  const requests = metrics.counter('cdk8s_operators_api_requests_total', 'Requests sent to the API server, by HTTP method.', ['method']);
+  const names = operatorNames(operatorIdentity);
+  const metrics = new Metrics({ prefix: names.metricPrefix });
+  const requests = metrics.counter(metrics.named('api_requests_total'), 'Requests sent to the API server, by HTTP method.', ['method']);
   // client-go's name and labels (controller-runtime registers it): a 403 here means the RBAC lacks a rule.
   const results = metrics.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']);
   const connection = await loadKubeConnection({ kubeconfig: options.kubeconfig as string | undefined }, env);
   const onRequest = (method: string) => requests.inc({ method });
   const onResponse = (method: string, code: string, host: string) => results.inc({ code, method, host });
-  const rest = new KubeRest(connection, onRequest, onResponse);
+  const rest = new KubeRest(connection, onRequest, onResponse, names.identity.name);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   if (options.sharding && !options['leader-election']) throw new UserError('--sharding: expected --leader-election=true as well: the leader assigns the objects to the replicas');
   const leaseNamespace = options['leader-election-namespace'] as string;
-  const leaderLease = options['leader-election-lease'] as string;
+  const leaderLease = (options['leader-election-lease'] as string | undefined) ?? names.leaderLease;
   let sharding: Sharding | undefined;
   let elector: LeaderElector | undefined;
   let stopping = false;
@@ -125,8 +140,9 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   // Reconciles write only while this replica holds its Lease (the leader's, or sharded its membership):
   // one still running after it lost it cannot write beside the next, even if it won its own Lease back meanwhile.
   const holdsLease = () => !elector || (!lostLease && (sharding ? sharding.isMember() : elector.isLeader()));
-  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease);
+  const controllerRest = new FencedRest(connection, onRequest, onResponse, holdsLease, names.identity.name);
   const controller: Controller = new Controller(controllerRest, {
+    operator: names,
     sharding: options.sharding ? (sharding = new Sharding(rest, { identity, namespace: leaseNamespace, ring: leaderLease, served: () => controller.servedObjects() }, metrics, log)) : undefined,
     mayWork: () => sharding?.isMember() ?? true,
     kinds,
@@ -139,14 +155,14 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   }, log, metrics);
 
   // Conversion for every kind whose CRD the install holds, served by this replica or not (--kinds narrows what it reconciles).
-  const webhook = conversionWebhook(rest, options, allKinds, kinds, withoutExtraGroups, log);
+  const webhook = conversionWebhook(rest, options, names, allKinds, kinds, withoutExtraGroups, log);
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, ready });
   const port = await http.start();
   const metricsServer = new MetricsServer({ port: options['metrics-port'] as number, metrics, processMetrics: processMetrics(), secure: options['metrics-secure'] ? await secureMetrics(rest, leaseNamespace) : undefined });
   const metricsPort = await metricsServer.start();
-  const metricsCertificate = metricsCertificateFrom(options, rest, leaseNamespace, metricsServer, log);
+  const metricsCertificate = metricsCertificateFrom(options, names, rest, leaseNamespace, metricsServer, log);
   await metricsCertificate?.start();
   log.info('controller starting', { identity, httpPort: port, metricsPort, metricsSecure: options['metrics-secure'], kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
@@ -156,7 +172,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
     // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
     // Namespaced, it may not list every namespace's objects: a cluster-wide install (or the cluster's own migration) does it.
     const migrateStorage = () => {
-      if (!namespacedRbac) void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
+      if (!namespacedRbac) void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, fieldManager: names.storageMigrationManager, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
     };
     const shutdown = async (code: number, why: string) => {
       if (stopping) return;
@@ -188,7 +204,7 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
       if (options['leader-election']) {
         // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
-        const lease = { name: options['leader-election-lease'] as string };
+        const lease = { name: leaderLease };
         leading.set(lease, 0);
         elector = new LeaderElector(rest, { namespace: leaseNamespace, leaseName: leaderLease, identity }, log);
         const elect = () =>
@@ -244,9 +260,9 @@ async function secureMetrics(rest: KubeRest, namespace: string): Promise<NonNull
 }
 
 /** cert-manager's certificate for /metrics, when asked (--metrics-certificates=cert-manager); the self-signed one serves meanwhile. */
-function metricsCertificateFrom(options: OptionValues, rest: KubeRest, namespace: string, server: MetricsServer, log: Logger): MetricsCertificate | undefined {
+function metricsCertificateFrom(options: OptionValues, names: OperatorNames, rest: KubeRest, namespace: string, server: MetricsServer, log: Logger): MetricsCertificate | undefined {
   if (options['metrics-certificates'] !== 'cert-manager') return undefined;
-  const secret = new CertManagerSecret(rest, { namespace, secretName: METRICS_CERT_MANAGER.secretName, certificateName: METRICS_CERT_MANAGER.certificate, serves: 'metrics' }, log);
+  const secret = new CertManagerSecret(rest, { namespace, secretName: names.certManager.metricsSecretName, certificateName: names.certManager.metricsCertificate, serves: 'metrics' }, log);
   return new MetricsCertificate(secret, server, log.child({ component: 'metrics' }));
 }
 
@@ -256,7 +272,7 @@ function metricsCertificateFrom(options: OptionValues, rest: KubeRest, namespace
  * this controller serves has several versions: a controller of kinds with one version alone
  * (--kinds exchangerates) writes no webhook Secret into a namespace that may not exist.
  */
-function conversionWebhook(rest: KubeRest, options: OptionValues, allKinds: readonly AnyKind[], served: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
+function conversionWebhook(rest: KubeRest, options: OptionValues, names: OperatorNames, allKinds: readonly AnyKind[], served: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
   const asked = options['conversion-webhook'] as boolean | undefined;
   if (asked === false || !allKinds.some(hasVersions) || (asked === undefined && !served.some(hasVersions))) return undefined;
   const kinds = allKinds;
@@ -268,6 +284,7 @@ function conversionWebhook(rest: KubeRest, options: OptionValues, allKinds: read
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ConversionWebhook } = require('./conversion/webhook') as typeof import('./conversion/webhook');
   return new ConversionWebhook(rest, {
+    operator: names,
     kinds,
     withoutExtraGroups,
     namespace: options['leader-election-namespace'] as string,

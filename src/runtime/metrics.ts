@@ -56,6 +56,20 @@ export class Metrics {
   private readonly collectors: Array<() => void> = [];
   private readonly sections: Array<() => string> = [];
 
+  /** `prefix`: the operator's (OperatorNames.metricPrefix), before the engine's own metric names (see named). */
+  constructor(private readonly options: { readonly prefix?: string } = {}) {}
+
+  /** The full name of one of the engine's own metrics, e.g. `reconciles_total` as `<operator>_reconciles_total`: two operators' series never share a name. */
+  named(name: string): string {
+    // Unprefixed, `workqueue_depth` would be client-go's metric of another shape.
+    if (!this.prefix) throw new Error(`metric ${name}: the registry has no operator prefix (new Metrics({ prefix: operatorNames(identity).metricPrefix }))`);
+    return `${this.prefix}${name}`;
+  }
+
+  get prefix(): string {
+    return this.options.prefix ?? '';
+  }
+
   /** Runs `collect` before every render: for gauges read from state (caches, in-flight work) at scrape time. */
   onCollect(collect: () => void): void {
     this.collectors.push(collect);

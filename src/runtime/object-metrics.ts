@@ -1,5 +1,5 @@
 import { AnyKind } from '../core/kind';
-import { OBJECT_CONDITION_METRIC, ObjectGauge, objectGaugeMetric } from '../core/monitoring';
+import { objectConditionMetric, ObjectGauge, objectGaugeMetric } from '../core/monitoring';
 import { escapeHelp, escapeLabelValue, formatNumber, Metrics } from './metrics';
 
 interface CachedObject {
@@ -31,6 +31,8 @@ interface Family {
  */
 export class ObjectMetrics {
   private rendered?: { text: string; at: number };
+  /** The operator's metric prefix (the parent registry's). */
+  private readonly prefix: string;
 
   constructor(
     parent: Metrics,
@@ -39,6 +41,7 @@ export class ObjectMetrics {
     /** How old the families may be when scraped. @default 5 seconds */
     private readonly maxAgeMs = 5000,
   ) {
+    this.prefix = parent.prefix;
     parent.addSection(() => this.render());
   }
 
@@ -52,17 +55,18 @@ export class ObjectMetrics {
   }
 
   private build(): string {
-    const conditions: Family = { name: OBJECT_CONDITION_METRIC, help: 'Conditions of each served object: 1 per object and condition type, with its status and reason.', lines: [] };
+    const conditionMetric = objectConditionMetric(this.prefix);
+    const conditions: Family = { name: conditionMetric, help: 'Conditions of each served object: 1 per object and condition type, with its status and reason.', lines: [] };
     const gauges = new Map<string, Family>();
     for (const kind of this.kinds) {
       for (const gauge of kind.monitoring?.gauges ?? []) {
-        const name = objectGaugeMetric(kind, gauge);
+        const name = objectGaugeMetric(this.prefix, kind, gauge);
         gauges.set(name, { name, help: gauge.help, lines: [] });
       }
     }
     for (const kind of this.kinds) {
       const kindLabel = `kind="${escapeLabelValue(kind.kind)}",`;
-      const kindGauges = (kind.monitoring?.gauges ?? []).map((gauge) => ({ gauge, family: gauges.get(objectGaugeMetric(kind, gauge))! }));
+      const kindGauges = (kind.monitoring?.gauges ?? []).map((gauge) => ({ gauge, family: gauges.get(objectGaugeMetric(this.prefix, kind, gauge))! }));
       // An object of the same namespace and name in two groups of the kind would repeat a series, which fails the whole scrape.
       const seen = new Set<string>();
       for (const object of this.objectsOf(kind)) {
@@ -72,7 +76,7 @@ export class ObjectMetrics {
         const where = `namespace="${escapeLabelValue(object.metadata.namespace ?? '')}",name="${escapeLabelValue(object.metadata.name)}"`;
         for (const c of (object.status as Conditions)?.conditions ?? []) {
           if (!c.type) continue;
-          conditions.lines.push(`${OBJECT_CONDITION_METRIC}{${kindLabel}${where},type="${escapeLabelValue(c.type)}",status="${escapeLabelValue(c.status ?? 'Unknown')}",reason="${escapeLabelValue(c.reason ?? '')}"} 1`);
+          conditions.lines.push(`${conditionMetric}{${kindLabel}${where},type="${escapeLabelValue(c.type)}",status="${escapeLabelValue(c.status ?? 'Unknown')}",reason="${escapeLabelValue(c.reason ?? '')}"} 1`);
         }
         for (const { gauge, family } of kindGauges) {
           const value = valueOf(gauge, object);

@@ -5,7 +5,7 @@ import { objectKey } from '../kube/objects';
 
 /**
  * Whose a child is, and what may be done to it: the one place the controller and
- * `cdk8s-operators diff` (which predicts what the controller will do) ask.
+ * `diff` (which predicts what the controller will do) ask.
  */
 
 const OWNER_LABELS = [MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL];

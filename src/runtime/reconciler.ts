@@ -23,9 +23,9 @@ import { withShard } from './sharding/labels';
 import { rememberIfSecret } from './secret-values';
 import { nextLook, wakeAtOf } from './wake';
 
-/** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
-export function shardFieldManager(shard: string): string {
-  return `cdk8s-operators-shard-${shard}`;
+/** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica: the operator's, per shard. */
+export function shardFieldManager(fieldManager: string, shard: string): string {
+  return `${fieldManager}-shard-${shard}`;
 }
 
 type Owner = CustomResource;
@@ -404,7 +404,7 @@ async function setFinalizers(ctx: ReconcileContext, resource: Owner, finalizers:
     // The resourceVersion makes this fail, rather than drop someone else's finalizer, when the list changed meanwhile.
     body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
     contentType: 'application/merge-patch+json',
-    query: ctx.shard ? { fieldManager: shardFieldManager(ctx.shard) } : undefined,
+    query: { fieldManager: ctx.shard ? shardFieldManager(ctx.objects.fieldManager, ctx.shard) : ctx.objects.fieldManager },
   });
   ctx.wrote?.(resource, result);
   return result;
@@ -419,7 +419,7 @@ async function setStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyV
   const result = await ctx.objects.rest.request<Owner>('PATCH', `${await ctx.objects.discovery.objectPath(resource)}/status`, {
     body: { status: patch },
     contentType: 'application/merge-patch+json',
-    query: ctx.shard ? { fieldManager: shardFieldManager(ctx.shard) } : undefined,
+    query: { fieldManager: ctx.shard ? shardFieldManager(ctx.objects.fieldManager, ctx.shard) : ctx.objects.fieldManager },
   });
   ctx.wrote?.(resource, result);
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');

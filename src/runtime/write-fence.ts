@@ -12,8 +12,9 @@ export class FencedRest extends KubeRest {
     onRequest: (method: string) => void,
     onResponse: (method: string, code: string, host: string) => void,
     private readonly mayWrite: () => boolean,
+    client?: string,
   ) {
-    super(connection, onRequest, onResponse);
+    super(connection, onRequest, onResponse, client);
   }
 
   override request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T> {

@@ -2,7 +2,7 @@ import { dnsEgress, tcpPort } from '../core/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { guitarKind } from '../kinds/guitar';
-import { PRODUCT } from '../core/names';
+import { PRODUCT_NAMES } from '../product';
 import { spreadOverNodes } from '../core/placement';
 import { restrictedPodSecurityContext } from '../core/security';
 import { IMAGE_UID, imageContainer } from '../bundle/image-container';
@@ -72,13 +72,13 @@ export class GuitarUi extends Construct {
     const impersonation = props.impersonation;
     if (auth === 'impersonate' && !impersonation?.users.length) throw new Error('ui.impersonation: required with ui.auth impersonate (userHeader, users, proxySecret)');
     if (auth !== 'impersonate' && impersonation) throw new Error(`ui.impersonation: only taken with ui.auth impersonate (got ${auth})`);
-    const labels = { 'app.kubernetes.io/name': UI_NAME, 'app.kubernetes.io/part-of': PRODUCT };
+    const labels = { 'app.kubernetes.io/name': UI_NAME, 'app.kubernetes.io/part-of': PRODUCT_NAMES.partOf };
     const metadata = { name: UI_NAME, namespace, labels };
     const selector = { matchLabels: labels };
     // With users' tokens the Pod holds no token of its own: the ServiceAccount only names the Pod.
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata, automountServiceAccountToken: auth !== 'token' });
     const subjects = [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace }];
-    const roleName = `${PRODUCT}:${UI_NAME}`;
+    const roleName = PRODUCT_NAMES.role(UI_NAME);
     const roleRef = (kind: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: roleName });
     const rules = uiRules(auth, impersonation?.users);
 

@@ -1,6 +1,6 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { crdManifest } from '../../src/bundle/crd';
-import { DEFAULT_NAMESPACE, OperatorBundle } from '../../src/bundle/operator';
+import { OperatorBundle } from '../../src/bundle/operator';
 import { webhookServiceConfig } from '../../src/bundle/deployment';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { OpenApiSchema } from '../../src/schema';
@@ -10,10 +10,11 @@ import { hasVersions } from '../../src/core/versions';
 import { CustomResourceDefinitions } from '../../src/bundle/crd';
 import { installOptions } from '../../src/core/options';
 import { defineTestKind } from '../support/test-kind';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
 
 function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds: KINDS, secretCopy, withoutExtraGroups });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, secretCopy, withoutExtraGroups });
   return chart.toJson();
 }
 const controllerRules = (objects: Record<string, any>[]): PolicyRule[] => // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -124,7 +125,7 @@ describe('the operator bundle', () => {
 });
 
 describe.each(KINDS.map((k) => [k.kind, k] as const))('the %s CRD', (_name, kind) => {
-  const crd = crdManifest(kind, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const crd = crdManifest(kind, webhookServiceConfig(PRODUCT_IDENTITY.namespace)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it('is named <plural>.<group>, in the all-operators category, with a status subresource and printer columns', () => {
     expect(crd.metadata.name).toBe(`${kind.plural}.${kind.group}`);
@@ -151,8 +152,8 @@ const EXTRA_KINDS = KINDS.filter((k) => k.extraGroups?.length);
 
 describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdentity)).map((k) => [crdName(k), k] as const))('the extra group %s', (name, extra) => {
   const main = KINDS.find((k) => k.kind === extra.kind)!;
-  const crd = crdManifest(extra, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const mainCrd = crdManifest(main, webhookServiceConfig(DEFAULT_NAMESPACE)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const crd = crdManifest(extra, webhookServiceConfig(PRODUCT_IDENTITY.namespace)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const mainCrd = crdManifest(main, webhookServiceConfig(PRODUCT_IDENTITY.namespace)) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it('is a CRD of its own with the main group\u2019s kind, plural, schema, printer columns and category, and no short names', () => {
     expect(crd.metadata.name).toBe(name);
@@ -167,7 +168,7 @@ describe.each(EXTRA_KINDS.flatMap((k) => servedIdentities(k).filter(isExtraIdent
   it('is synthesized beside the main group\u2019s CRD, unless left out', () => {
     const names = (without: string[]) => {
       const chart = new Chart(Testing.app() as App, 'crds');
-      new CustomResourceDefinitions(chart, 'crds', { kinds: KINDS, withoutExtraGroups: without, webhook: webhookServiceConfig(DEFAULT_NAMESPACE) });
+      new CustomResourceDefinitions(chart, 'crds', { kinds: KINDS, withoutExtraGroups: without, webhook: webhookServiceConfig(PRODUCT_IDENTITY.namespace) });
       return chart.toJson().map((o: { metadata: { name: string } }) => o.metadata.name);
     };
     expect(names([])).toEqual(expect.arrayContaining([crdName(main), name]));
@@ -232,7 +233,7 @@ describe('a kind\u2019s user access and install options, on test kinds', () => {
   });
   const objects = (installValues?: Record<string, unknown>) => {
     const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-    new OperatorBundle(chart, 'operator', { kinds: [editable, nodeWide], installValues });
+    new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: [editable, nodeWide], installValues });
     return chart.toJson() as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const role = (name: string) => objects().find((o) => o.kind === 'ClusterRole' && o.metadata.name === name)!;

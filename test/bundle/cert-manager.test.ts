@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
 import { AnyKind } from '../../src/core/kind';
-import { CERT_MANAGER, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
+import { INJECT_CA_ANNOTATION, WEBHOOK_SERVICE } from '../../src/core/webhook';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { buildApp } from '../../src/main';
@@ -21,7 +21,7 @@ import { defineTestKind, defineVersionedTestKind } from '../support/test-kind';
 import { request as httpsRequest } from 'node:https';
 import { parse } from 'yaml';
 import { KINDS } from '../../src/kinds';
-import { METRICS_CERT_MANAGER, METRICS_SERVICE } from '../../src/core/metrics-endpoint';
+import { METRICS_SERVICE } from '../../src/core/metrics-endpoint';
 import { monitoringFiles } from '../../src/monitoring/manifests';
 import { MetricsServer } from '../../src/runtime/metrics-server';
 import { MetricsCertificate } from '../../src/runtime/metrics-certificate';
@@ -29,6 +29,7 @@ import { MetricsAuthorizer } from '../../src/runtime/metrics-auth';
 import { Metrics } from '../../src/runtime/metrics';
 import { selfSignedServing } from '../../src/runtime/self-signed';
 import { metricsReaderToken, readerBinding } from '../support/metrics-reader';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
 
 // The conversion webhook with cert-manager's certificates (--webhook-certificates=cert-manager).
 // cert-manager's own programs do not run here (docs/operating.md#certificates-by-cert-manager says
@@ -37,6 +38,9 @@ import { metricsReaderToken, readerBinding } from '../support/metrics-reader';
 // ca.crt the test puts into the CRD's caBundle as cainjector does.
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const CERT_MANAGER = PRODUCT_NAMES.certManager;
+/** The metrics certificate's names in the shape writeCertManagerSecret takes. */
+const METRICS_CERT_MANAGER = { secretName: CERT_MANAGER.metricsSecretName, certificate: CERT_MANAGER.metricsCertificate };
 const kc = testKubeConfig();
 const rest = new KubeRest(kc);
 const objects = testObjects();
@@ -118,10 +122,10 @@ describe('synth --webhook-certificates=cert-manager', () => {
   it('annotates exactly the CRDs that convert by webhook for cainjector, and no CRD without it', () => {
     expect(versionedCrds.length).toBeGreaterThan(0);
     for (const crd of certManager.crds) {
-      const annotation = crd.metadata.annotations?.[CERT_MANAGER.injectAnnotation];
+      const annotation = crd.metadata.annotations?.[INJECT_CA_ANNOTATION];
       expect([crd.metadata.name, annotation]).toEqual([crd.metadata.name, crd.spec.conversion?.strategy === 'Webhook' ? `cdk8s-operators/${CERT_MANAGER.certificate}` : undefined]);
     }
-    for (const crd of self.crds) expect(crd.metadata.annotations?.[CERT_MANAGER.injectAnnotation]).toBeUndefined();
+    for (const crd of self.crds) expect(crd.metadata.annotations?.[INJECT_CA_ANNOTATION]).toBeUndefined();
   });
 
   it('carries the self-signed CA chain and a Certificate for the webhook Service into the Secret the controller serves', () => {
@@ -131,7 +135,7 @@ describe('synth --webhook-certificates=cert-manager', () => {
       `Certificate/${CERT_MANAGER.caCertificate}`,
       `Issuer/${CERT_MANAGER.caIssuer}`,
       `Certificate/${CERT_MANAGER.certificate}`,
-      `Certificate/${METRICS_CERT_MANAGER.certificate}`,
+      `Certificate/${CERT_MANAGER.metricsCertificate}`,
     ]);
     const serving = find(issued, 'Certificate', CERT_MANAGER.certificate)!;
     expect(serving.spec).toMatchObject({ secretName: CERT_MANAGER.secretName, dnsNames: [`${WEBHOOK_SERVICE}.cdk8s-operators.svc`, `${WEBHOOK_SERVICE}.cdk8s-operators.svc.cluster.local`], issuerRef: { name: CERT_MANAGER.caIssuer, kind: 'Issuer' } });
@@ -205,9 +209,9 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
     });
 
   it('is synthesized: the CA signs a Certificate for the metrics Service, the controller may only get its Secret, and is told to serve it', () => {
-    const certificate = find(certManager.operator, 'Certificate', METRICS_CERT_MANAGER.certificate)!;
-    expect(certificate.spec).toMatchObject({ secretName: METRICS_CERT_MANAGER.secretName, dnsNames: [serverName, `${serverName}.cluster.local`], issuerRef: { name: CERT_MANAGER.caIssuer, kind: 'Issuer' } });
-    expect(find(certManager.operator, 'Role', 'cdk8s-operators:metrics-certificate')!.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [METRICS_CERT_MANAGER.secretName] }]);
+    const certificate = find(certManager.operator, 'Certificate', CERT_MANAGER.metricsCertificate)!;
+    expect(certificate.spec).toMatchObject({ secretName: CERT_MANAGER.metricsSecretName, dnsNames: [serverName, `${serverName}.cluster.local`], issuerRef: { name: CERT_MANAGER.caIssuer, kind: 'Issuer' } });
+    expect(find(certManager.operator, 'Role', 'cdk8s-operators:metrics-certificate')!.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: [CERT_MANAGER.metricsSecretName] }]);
     expect(find(certManager.operator, 'Deployment', 'controller')!.spec.template.spec.containers[0].args).toContain('--metrics-certificates=cert-manager');
     expect(find(self.operator, 'Role', 'cdk8s-operators:metrics-certificate')).toBeUndefined();
     expect(find(self.operator, 'Deployment', 'controller')!.spec.template.spec.containers[0].args.join(' ')).not.toContain('--metrics-certificates');
@@ -215,7 +219,7 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
 
   it('is scraped by the ServiceMonitor verifying the certificate by that Secret\u2019s ca.crt for the Service\u2019s name; self-signed, it skips the check', () => {
     const tlsConfig = (certificates: 'self' | 'cert-manager') => (parse(monitoringFiles(KINDS, undefined, certificates).get('service-monitor.yaml')!) as Json).spec.endpoints[0].tlsConfig;
-    expect(tlsConfig('cert-manager')).toEqual({ serverName, ca: { secret: { name: METRICS_CERT_MANAGER.secretName, key: 'ca.crt' } } });
+    expect(tlsConfig('cert-manager')).toEqual({ serverName, ca: { secret: { name: CERT_MANAGER.metricsSecretName, key: 'ca.crt' } } });
     expect(tlsConfig('self')).toEqual({ insecureSkipVerify: true });
   });
 
@@ -224,7 +228,7 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
     const metricsPort = await freePort();
     const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, `--leader-election-namespace=${namespace}`, '--http-port=0', `--metrics-port=${metricsPort}`, '--log-level=error', '--metrics-certificates=cert-manager'];
     const before = process.listeners('SIGTERM');
-    const done = runController(args, {}, [defineTestKind('MetricsCertified', { render: () => undefined })], () => undefined);
+    const done = runController(args, {}, [defineTestKind('MetricsCertified', { render: () => undefined })], () => undefined, PRODUCT_IDENTITY);
     try {
       const scraped = await eventually('a verified scrape', async () => (await verifiedScrape(metricsPort).catch(() => undefined)) ?? undefined);
       expect(scraped.status).toBe(200);
@@ -236,11 +240,11 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
   });
 
   it('keeps its self-signed certificate until the Secret can be read, then serves it and each renewal without a restart', async () => {
-    await rest.request('DELETE', `/api/v1/namespaces/${namespace}/secrets/${METRICS_CERT_MANAGER.secretName}`).catch(() => undefined);
+    await rest.request('DELETE', `/api/v1/namespaces/${namespace}/secrets/${CERT_MANAGER.metricsSecretName}`).catch(() => undefined);
     const selfSigned = await selfSignedServing({ dns: [serverName], ips: ['127.0.0.1'] });
     const server = new MetricsServer({ port: 0, host: '127.0.0.1', metrics: new Metrics(), secure: { tls: selfSigned, authorizer: new MetricsAuthorizer(rest, { path: '/metrics' }) } });
     const port = await server.start();
-    const secret = new CertManagerSecret(rest, { namespace, secretName: METRICS_CERT_MANAGER.secretName, certificateName: METRICS_CERT_MANAGER.certificate, serves: 'metrics', checkIntervalMs: 300 }, log);
+    const secret = new CertManagerSecret(rest, { namespace, secretName: CERT_MANAGER.metricsSecretName, certificateName: CERT_MANAGER.metricsCertificate, serves: 'metrics', checkIntervalMs: 300 }, log);
     const keeper = new MetricsCertificate(secret, server, log);
     try {
       await keeper.start();
@@ -259,7 +263,7 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
   });
 
   it('refuses --metrics-certificates=cert-manager without HTTPS, naming both flags', async () => {
-    await expect(runController(['--metrics-secure=false', '--metrics-certificates=cert-manager'], {}, [], () => undefined)).rejects.toThrow('--metrics-certificates=cert-manager: expected --metrics-secure=true');
+    await expect(runController(['--metrics-secure=false', '--metrics-certificates=cert-manager'], {}, [], () => undefined, PRODUCT_IDENTITY)).rejects.toThrow('--metrics-certificates=cert-manager: expected --metrics-secure=true');
   });
 });
 
@@ -282,7 +286,7 @@ describe('the controller serving cert-manager\u2019s certificate', () => {
     const readyz = () => fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status, () => 0);
     const before = process.listeners('SIGTERM');
     const crdBefore = await rest.request<Json>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`);
-    const done = runController([...args, `--webhook-port=${port}`, '--webhook-host=127.0.0.1', '--webhook-certificates=cert-manager'], {}, [kind], () => undefined);
+    const done = runController([...args, `--webhook-port=${port}`, '--webhook-host=127.0.0.1', '--webhook-certificates=cert-manager'], {}, [kind], () => undefined, PRODUCT_IDENTITY);
     // No Secret yet (cert-manager has not issued): not ready.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await readyz()).toBe(503);
@@ -291,7 +295,7 @@ describe('the controller serving cert-manager\u2019s certificate', () => {
     await objects.create(object(kind, 'v2', namespace, 'one', { size: 1, tags: ['q', 'r'] }));
     expect(await readSpec(kind, 'v1', namespace, 'one')).toEqual({ size: 1, tag: 'q' });
     // It made no Secret of its own and left the CRD as cainjector (here the test) set it.
-    await expect(rest.request('GET', `/api/v1/namespaces/${namespace}/secrets/${WEBHOOK_TLS_SECRET}`)).rejects.toThrow(/404|not found/i);
+    await expect(rest.request('GET', `/api/v1/namespaces/${namespace}/secrets/${PRODUCT_NAMES.webhookSecret}`)).rejects.toThrow(/404|not found/i);
     const crdAfter = await rest.request<Json>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName(kind)}`);
     expect(crdAfter.spec.conversion).toEqual(crdBefore.spec.conversion);
     expect(crdAfter.metadata.managedFields.map((f: Json) => f.manager)).toEqual(crdBefore.metadata.managedFields.map((f: Json) => f.manager));
@@ -301,7 +305,7 @@ describe('the controller serving cert-manager\u2019s certificate', () => {
 
   it('serves a renewed certificate once cert-manager rewrites the Secret, without a restart', async () => {
     await writeCertManagerSecret(namespace, tls, tls.ca);
-    const webhook = new ConversionWebhook(rest, { kinds: [kind], namespace, port, host: '127.0.0.1', certificates: 'cert-manager', timing: { checkIntervalMs: 300 } }, log);
+    const webhook = new ConversionWebhook(rest, { operator: PRODUCT_NAMES, kinds: [kind], namespace, port, host: '127.0.0.1', certificates: 'cert-manager', timing: { checkIntervalMs: 300 } }, log);
     try {
       expect(await webhook.start()).toBe(true);
       const served = () => presentedCertificate(port, tls.ca);

@@ -6,6 +6,7 @@ import { crdName, servedIdentities } from '../../src/core/groups';
 import { AnyKind } from '../../src/core/kind';
 import { KINDS } from '../../src/kinds';
 import { defineVersionedTestKind } from '../support/test-kind';
+import { PRODUCT_NAMES } from '../../src/product';
 
 // The install's side of the conversion webhook, with a test kind of two versions (and in an extra group).
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -13,7 +14,7 @@ const versioned = { ...defineVersionedTestKind('Bundled', { render: () => undefi
 
 function bundle(kinds: readonly AnyKind[] = [...KINDS, versioned as unknown as AnyKind], userKinds = kinds): Json[] {
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds, userKinds });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds, userKinds });
   return chart.toJson();
 }
 const versionedKind = versioned as unknown as AnyKind;

@@ -5,6 +5,7 @@ import { namespacedKinds } from '../../src/core/namespaced';
 import { KINDS } from '../../src/kinds';
 import { buildApp, loadFromEnvironment } from '../../src/main';
 import { childrenOf, defineTestKind } from '../support/test-kind';
+import { PRODUCT_NAMES } from '../../src/product';
 
 type Manifest = { kind: string; metadata: { name: string; namespace?: string }; rules?: PolicyRule[]; roleRef?: { kind: string; name: string }; subjects?: unknown[]; spec?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -15,7 +16,7 @@ const clusterWide = defineTestKind('Wide', { scope: 'Cluster', servesNamespaces:
 
 function bundle(kinds = [servable], watchNamespaces: string[] = NAMESPACES): Manifest[] {
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds, watchNamespaces });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds, watchNamespaces });
   return chart.toJson() as Manifest[];
 }
 const named = (objects: Manifest[], kind: string, name: string) => objects.filter((o) => o.kind === kind && o.metadata.name === name);

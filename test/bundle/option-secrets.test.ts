@@ -4,6 +4,7 @@ import { OperatorBundle } from '../../src/bundle/operator';
 import { CONTROLLER_OPTIONS_SECRET } from '../../src/core/options';
 import { KINDS } from '../../src/kinds';
 import { DIST, loadHelmTemplate, loadYaml } from '../support/manifests';
+import { PRODUCT_NAMES } from '../../src/product';
 
 type Env = { name: string; value?: string; valueFrom?: Record<string, unknown> };
 type Deployment = { kind: string; metadata: { name: string }; spec: { template: { spec: { containers: { args: string[]; env: Env[] }[] } } } };
@@ -19,7 +20,7 @@ const FROM_SECRET: Env = { name: 'EXCHANGE_RATE_URL', valueFrom: { secretKeyRef:
 describe('the controller Deployment and the rate provider URL (which may carry an API key)', () => {
   it('takes it from a key of the controller-options Secret, and holds no URL in clear', () => {
     const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-    new OperatorBundle(chart, 'operator', { kinds: KINDS });
+    new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS });
     const container = controller(chart.toJson());
     expect(container.env).toContainEqual(FROM_SECRET);
     expect(container.env.filter((e) => e.value !== undefined)).toEqual([]);

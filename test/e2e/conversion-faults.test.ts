@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnyKind } from '../../src/core/kind';
-import { WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
 import { KubeObject } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { splitPem } from '../../src/runtime/conversion/certificates';
@@ -17,6 +16,7 @@ import { DIST, loadYaml } from '../support/manifests';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { presentedCertificate } from '../support/conversion';
 import { TcpService } from '../support/tcp-service';
+import { PRODUCT_NAMES } from '../../src/product';
 
 // The conversion webhook's faults with the real kinds while the controller reconciles them:
 // CopyratorRules and Databases written in v1 (stored in the hub, v2), the controller (a process
@@ -57,7 +57,7 @@ const logLines: string[] = [];
 const objects = () => cluster!.objects;
 const read = (o: Json) => objects().get<Json>(o);
 const mergePatch = (o: Json, body: unknown) => objects().rest.request<Json>('PATCH', pathOf(o), { body, contentType: 'application/merge-patch+json' });
-const secretData = async () => (await objects().rest.request<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${OPERATOR_NAMESPACE}/secrets/${WEBHOOK_TLS_SECRET}`)).data;
+const secretData = async () => (await objects().rest.request<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${OPERATOR_NAMESPACE}/secrets/${PRODUCT_NAMES.webhookSecret}`)).data;
 
 
 beforeAll(async () => {
@@ -71,7 +71,7 @@ beforeAll(async () => {
   service = new TcpService(port, [a, b]);
   await service.start();
   // Two replicas at once: one creates the Secret, the other reads it; both inject the CA.
-  for (const replicaPort of [a, b]) replicas.push(new ConversionWebhook(objects().rest, { kinds: CONVERTED, namespace: OPERATOR_NAMESPACE, port: replicaPort, host: '127.0.0.1', url, timing: TIMING }, log));
+  for (const replicaPort of [a, b]) replicas.push(new ConversionWebhook(objects().rest, { operator: PRODUCT_NAMES, kinds: CONVERTED, namespace: OPERATOR_NAMESPACE, port: replicaPort, host: '127.0.0.1', url, timing: TIMING }, log));
   expect(await Promise.all(replicas.map((r) => r.start()))).toEqual([true, true]);
   // The controller reconciles; conversion is the replicas' above.
   // The rule copies into another namespace: the administrator trusts its namespace (docs/kinds/copyrator.md).

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRODUCT } from '../../src/core/names';
 import { createManager } from '../../src/kube/create-then-apply';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { eventually } from '../support/cluster';
@@ -8,6 +7,7 @@ import { ControllerProcess, startController } from '../support/controller-proces
 import { DIST, loadYaml, toRunConversion } from '../support/manifests';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { eventsIn, gone, readyOf, Resource, whenReady } from '../support/resources';
+import { PRODUCT_NAMES } from '../../src/product';
 
 // A private control plane: rules copy into every namespace, which must not disturb other test files.
 let cluster: PrivateCluster;
@@ -103,7 +103,7 @@ describe('CopyratorRule', () => {
       expect(copy.metadata.ownerReferences).toBeUndefined();
       const managers = (copy.metadata.managedFields as { manager: string }[]).map((m) => m.manager);
       // Made by a POST, and not changed since.
-      expect(managers).toEqual([createManager(PRODUCT)]);
+      expect(managers).toEqual([createManager(PRODUCT_NAMES.fieldManager)]);
     }
     for (const system of ['kube-system', 'kube-public', 'kube-node-lease']) expect(await exists(configMap(system, 'app-settings'))).toBe(false);
     expect(await exists(configMap('team-a', 'private'))).toBe(false);

@@ -12,6 +12,7 @@ import { installCrds, testObjects } from '../support/manifests';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 import { Resource } from '../support/resources';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /**
  * Several active replicas (--sharding) serving ExchangeRates on the shared control plane: one
@@ -80,7 +81,7 @@ async function checkWrites(): Promise<void> {
         const before = previous.get(key) ?? new Map<string, string>();
         const now = new Map<string, string>();
         for (const entry of event.object.metadata.managedFields ?? []) {
-          if (!entry.manager.startsWith(shardFieldManager(''))) continue;
+          if (!entry.manager.startsWith(shardFieldManager(PRODUCT_NAMES.fieldManager, ''))) continue;
           // One entry per manager, operation and subresource: a status write must not hide behind the same manager's label patch.
           now.set(`${entry.manager}|${entry.operation ?? ''}|${entry.subresource ?? ''}`, entry.time ?? '');
         }
@@ -88,7 +89,7 @@ async function checkWrites(): Promise<void> {
         // The first sight of an object (the watch's initial ADDED events) only shows who wrote before the checker started.
         for (const [entry, state] of event.type === 'ADDED' ? [] : now) {
           const manager = entry.split('|')[0];
-          if (before.get(entry) !== state) writes.push({ object: key, writer: manager.slice(shardFieldManager('').length), label: labels(event.object)[SHARD_LABEL], at: Date.now() });
+          if (before.get(entry) !== state) writes.push({ object: key, writer: manager.slice(shardFieldManager(PRODUCT_NAMES.fieldManager, '').length), label: labels(event.object)[SHARD_LABEL], at: Date.now() });
         }
         previous.set(key, now);
         if (previous.size === COUNT) watching();

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
-import { CONTROLLER_IMAGE_REPOSITORY, controllerImage } from '../../src/bundle/version';
+import { controllerImage } from '../../src/bundle/version';
 import { projectVersion } from '../../src/core/version';
 import { DIST, loadHelmTemplate, loadYaml } from '../support/manifests';
 import { App } from 'cdk8s';
 import { buildApp, loadFromEnvironment, operatorChart } from '../../src/main';
 import { KINDS } from '../../src/kinds';
 import { IMAGE_EXPRESSION, operatorTemplate } from '../../src/gitops/helm/operator-template';
+import { PRODUCT_IDENTITY } from '../../src/product';
 
 const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 type Deployment = KubeObject & { spec: { template: { spec: { containers: { name: string; image: string }[] } } } };
@@ -18,7 +19,7 @@ const controllerImageIn = (objects: KubeObject[]) =>
 describe('the controller image reference', () => {
   it('is the project version from package.json', () => {
     expect(projectVersion()).toBe(version);
-    expect(controllerImage()).toBe(`${CONTROLLER_IMAGE_REPOSITORY}:${version}`);
+    expect(controllerImage(PRODUCT_IDENTITY)).toBe(`${PRODUCT_IDENTITY.imageRepository}:${version}`);
   });
 
   it('is what dist/\u2019s Deployment runs', () => {

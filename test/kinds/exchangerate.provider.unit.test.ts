@@ -7,6 +7,7 @@ import { runController } from '../../src/runtime/main';
 import { ProviderError, RateProvider } from '../../src/kinds/exchangerate/provider';
 import { RateCache } from '../../src/kinds/exchangerate/rate-cache';
 import { FakeRateProvider, ProviderMode, startRateProvider } from '../support/rate-provider';
+import { PRODUCT_IDENTITY } from '../../src/product';
 
 // Long enough for a loopback answer on a loaded machine; the hang case waits this long.
 const TIMEOUT_MS = 1000;
@@ -142,7 +143,7 @@ describe('RateProvider against a Frankfurter-style provider', () => {
     expect(() => exchangeRateKind.controller!.checkOptions!({ 'exchange-rate-url': 'https://rates.example', 'exchange-rate-allow-http': false })).not.toThrow();
     // The controller stops before it connects anywhere, with the message as a user error.
     const lines: string[] = [];
-    await expect(runController(['--kinds', 'exchangerates', '--exchange-rate-url', fake.url], {}, KINDS, (text) => lines.push(text))).rejects.toThrow(new UserError(message));
+    await expect(runController(['--kinds', 'exchangerates', '--exchange-rate-url', fake.url], {}, KINDS, (text) => lines.push(text), PRODUCT_IDENTITY)).rejects.toThrow(new UserError(message));
     expect(fake.requests()).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { objectGaugeMetric } from '../../src/core/monitoring';
 import { KINDS } from '../../src/kinds';
 import { longestBackupInterval } from '../../src/kinds/database/backup-interval';
+import { PRODUCT_NAMES } from '../../src/product';
 
 const kind = (plural: string) => KINDS.find((k) => k.plural === plural)!;
 const gauge = (plural: string, name: string) => kind(plural).monitoring!.gauges!.find((g) => g.name === name)!;
@@ -9,7 +10,7 @@ const DAY = 24 * HOUR;
 
 describe('the gauges kinds export per object', () => {
   it('are named after the kind', () => {
-    const names = KINDS.flatMap((k) => (k.monitoring?.gauges ?? []).map((g) => objectGaugeMetric(k, g))).sort();
+    const names = KINDS.flatMap((k) => (k.monitoring?.gauges ?? []).map((g) => objectGaugeMetric(PRODUCT_NAMES.metricPrefix, k, g))).sort();
     expect(names).toEqual([
       'cdk8s_operators_copyrator_conflicts',
       'cdk8s_operators_database_backup_interval_seconds',

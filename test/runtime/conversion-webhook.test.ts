@@ -9,7 +9,6 @@ import { AnyKind } from '../../src/core/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { splitPem } from '../../src/runtime/conversion/certificates';
-import { WEBHOOK_TLS_SECRET } from '../../src/core/webhook';
 import { CaInjector } from '../../src/runtime/conversion/inject';
 import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
@@ -18,6 +17,7 @@ import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testK
 import { presentedCertificate } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineTestKind, defineVersionedTestKind, installTestCrd } from '../support/test-kind';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
 
 // The conversion webhook on the real control plane: the API server (a process on 127.0.0.1)
 // posts its ConversionReviews to the webhook in this process, by the `url` client config of
@@ -50,8 +50,8 @@ async function installCrd(kind: AnyKind, url: string): Promise<void> {
   });
 }
 
-async function startWebhook(options: Omit<ConversionWebhookOptions, 'host'> & { host?: string }): Promise<ConversionWebhook> {
-  const webhook = new ConversionWebhook(rest, { host: '127.0.0.1', ...options }, log);
+async function startWebhook(options: Omit<ConversionWebhookOptions, 'host' | 'operator'> & { host?: string }): Promise<ConversionWebhook> {
+  const webhook = new ConversionWebhook(rest, { operator: PRODUCT_NAMES, host: '127.0.0.1', ...options }, log);
   running.push(webhook);
   expect(await webhook.start()).toBe(true);
   return webhook;
@@ -61,7 +61,7 @@ interface Secret {
   metadata: { resourceVersion: string; uid: string };
   data: Record<string, string>;
 }
-const readSecret = (namespace: string) => rest.request<Secret>('GET', `/api/v1/namespaces/${namespace}/secrets/${WEBHOOK_TLS_SECRET}`);
+const readSecret = (namespace: string) => rest.request<Secret>('GET', `/api/v1/namespaces/${namespace}/secrets/${PRODUCT_NAMES.webhookSecret}`);
 const decoded = (secret: Secret, key: string) => Buffer.from(secret.data[key], 'base64').toString('utf8');
 
 function object(kind: AnyKind, version: string, namespace: string, name: string, spec: Record<string, unknown>): KubeObject {
@@ -242,7 +242,7 @@ describe('CA injection into a CRD that points at the Service', () => {
     const service = { namespace: 'cdk8s-operators', name: 'controller-webhook', path: '/convert', port: 443 };
     const crd = crdManifest(kind, { service }) as unknown as KubeObject;
     await objects.apply(crd);
-    const injector = new CaInjector(rest, [crdName(kind)], undefined, log);
+    const injector = new CaInjector(rest, [crdName(kind)], undefined, log, PRODUCT_NAMES.caInjector);
     const ca = await someCa();
     await injector.inject(ca);
     const live = await objects.get<Crd>(crd);
@@ -269,7 +269,7 @@ describe('the controller with a kind of several versions', () => {
     const readyz = () => fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status, () => 0);
 
     const before = process.listeners('SIGTERM');
-    const done = runController(args([`--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`]), {}, [kind], () => undefined);
+    const done = runController(args([`--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`]), {}, [kind], () => undefined, PRODUCT_IDENTITY);
     await eventually('the controller to report ready', async () => ((await readyz()) === 200 ? true : undefined));
     // Ready means served and trusted: the CA is in the CRD already, and a read in v1 converts.
     const secret = await readSecret(namespace);
@@ -284,7 +284,7 @@ describe('the controller with a kind of several versions', () => {
     // Another process serves conversion: this one neither listens nor touches the Secret.
     const resourceVersion = secret.metadata.resourceVersion;
     const before2 = process.listeners('SIGTERM');
-    const done2 = runController(args(['--conversion-webhook=false', `--webhook-port=${port}`]), {}, [kind], () => undefined);
+    const done2 = runController(args(['--conversion-webhook=false', `--webhook-port=${port}`]), {}, [kind], () => undefined, PRODUCT_IDENTITY);
     await eventually('the controller to report ready', async () => ((await readyz()) === 200 ? true : undefined));
     await expect(fetch(`https://127.0.0.1:${port}/convert`, { method: 'POST' })).rejects.toThrow();
     expect((await readSecret(namespace)).metadata.resourceVersion).toBe(resourceVersion);
@@ -301,7 +301,7 @@ describe('the controller with a kind of several versions', () => {
     const before = process.listeners('SIGTERM');
     // The webhook's own namespace does not exist: it cannot store its certificate, and retries.
     const args = [`--kubeconfig=${process.env.TEST_KUBECONFIG}`, '--leader-election=false', `--namespace=${namespace}`, '--leader-election-namespace=no-such-namespace', `--kinds=${plain.plural}`, `--http-port=${httpPort}`, '--metrics-port=0', '--conversion-webhook=true', `--webhook-port=${port}`, '--webhook-host=127.0.0.1', `--webhook-url=${urlOf(port)}`];
-    const done = runController(args, {}, [plain, kind], () => undefined);
+    const done = runController(args, {}, [plain, kind], () => undefined, PRODUCT_IDENTITY);
     await objects.create({ apiVersion: `${plain.group}/v1`, kind: plain.kind, metadata: { name: 'served', namespace }, spec: { size: 1 } });
     await eventually('the kind of one version to be reconciled', async () => {
       const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>({ apiVersion: `${plain.group}/v1`, kind: plain.kind, metadata: { name: 'served', namespace } });

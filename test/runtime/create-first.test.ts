@@ -1,10 +1,10 @@
 import { ApiObject } from 'cdk8s';
 import { KubeJson } from '../../src/core/kind';
-import { PRODUCT } from '../../src/core/names';
 import { createManager, ManagedFieldsEntry } from '../../src/kube/create-then-apply';
 import { eventually } from '../support/cluster';
 import { whenReady } from '../support/resources';
 import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /**
  * Size 1 renders a data key, a label and an env var that any other size leaves out; the
@@ -44,7 +44,7 @@ describe('a child missing from the cache', () => {
     const made = await eventually('the ConfigMap', () => configMap('made'));
     expect(made.data).toEqual({ size: '1', first: 'yes' });
     // Made by a POST: an Update entry of the create manager, no apply yet.
-    expect(managers(made)).toEqual([`${createManager(PRODUCT)}/Update`]);
+    expect(managers(made)).toEqual([`${createManager(PRODUCT_NAMES.fieldManager)}/Update`]);
     await eventually('the Deployment', () => deployment('made'));
 
     await served.objects.apply(owner('made', 2));
@@ -55,7 +55,7 @@ describe('a child missing from the cache', () => {
     });
     expect(changed.data).toEqual({ size: '2' });
     expect(changed.metadata.labels?.first).toBeUndefined();
-    expect(managers(changed)).toEqual([`${PRODUCT}/Apply`]);
+    expect(managers(changed)).toEqual([`${PRODUCT_NAMES.fieldManager}/Apply`]);
     const app = await eventually('the Deployment without the env var', async () => {
       const live = await deployment('made');
       return live?.spec.template.spec.containers[0].image.endsWith(':2') && !live.spec.template.spec.containers[0].env ? live : undefined;
@@ -65,7 +65,7 @@ describe('a child missing from the cache', () => {
     expect(app.spec.revisionHistoryLimit).toBe(10);
     expect(app.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
     expect(app.spec.template.spec.containers[0].terminationMessagePath).toBe('/dev/termination-log');
-    expect(managers(app).filter((m) => m.startsWith(PRODUCT))).toEqual([`${PRODUCT}/Apply`]);
+    expect(managers(app).filter((m) => m.startsWith(PRODUCT_NAMES.fieldManager))).toEqual([`${PRODUCT_NAMES.fieldManager}/Apply`]);
     // The old port stays with the POST's fields until they are taken over: applied as is, the Service would hold two ports named web.
     const service = await eventually('the Service on the new port', async () => {
       const live = await child<KubeJson & { spec: { ports: { name: string; port: number }[] } }>('v1', 'Service', 'made');

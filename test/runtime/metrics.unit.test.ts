@@ -123,4 +123,9 @@ describe('Metrics', () => {
     expect(() => c.inc()).toThrow('metric c_total: expected labels [kind], got []');
     expect(() => c.inc({ kind: 'x', extra: 'y' })).toThrow('metric c_total: expected labels [kind], got [kind, extra]');
   });
+
+  it('names the engine\u2019s metrics after the operator, and refuses to name one without its prefix', () => {
+    expect(new Metrics({ prefix: 'acme_operators_' }).named('workqueue_depth')).toBe('acme_operators_workqueue_depth');
+    expect(() => new Metrics().named('workqueue_depth')).toThrow('metric workqueue_depth: the registry has no operator prefix');
+  });
 });

@@ -15,6 +15,7 @@ import { eventually } from '../support/cluster';
 import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
 import { defineVersionedTestKind } from '../support/test-kind';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /**
  * Which way src/runtime/conversion/migrate.ts migrates, on control planes of this file's own:
@@ -90,7 +91,7 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
     const before = await Promise.all(names.map((name) => rest.request<{ spec: unknown }>('GET', `/apis/${kind.group}/v2/namespaces/${namespace}/${kind.plural}/${name}`)));
 
     const started = Date.now();
-    const migration = migrateStoredVersions(rest, { kinds: [kind], log, pollMs: 250 });
+    const migration = migrateStoredVersions(rest, { kinds: [kind], fieldManager: PRODUCT_NAMES.storageMigrationManager, log, pollMs: 250 });
     // The migrator starts once the garbage collector's cache of the resource has seen the
     // resourceVersion the migration recorded; of a resource nobody writes, that cache hears
     // only at the API server's next progress notification (minutes). One write brings it there.
@@ -115,7 +116,7 @@ describe('storage version migration by the cluster\u2019s StorageVersionMigratio
     expect(logLines.filter((l) => l.crd === crdName(kind) && l.level === 'warn')).toEqual([]);
 
     // Run again: nothing to do, no second migration.
-    const [again] = await migrateStoredVersions(rest, { kinds: [kind], log, pollMs: 250 });
+    const [again] = await migrateStoredVersions(rest, { kinds: [kind], fieldManager: PRODUCT_NAMES.storageMigrationManager, log, pollMs: 250 });
     expect(again.outcome).toBe('current');
   }, 120_000);
 });
@@ -133,7 +134,7 @@ describe('storage version migration where the cluster serves no StorageVersionMi
   it('finds none by discovery and rewrites the objects itself, as on clusters before 1.37', async () => {
     const { plane, rest } = setUp!;
     expect(await storageMigrationApi(rest)).toBeUndefined();
-    const [result] = await migrateStoredVersions(rest, { kinds: [kind], log });
+    const [result] = await migrateStoredVersions(rest, { kinds: [kind], fieldManager: PRODUCT_NAMES.storageMigrationManager, log });
     expect(result).toMatchObject({ outcome: 'migrated', path: 'controller', objects: { migrated: names.length, failed: 0 } });
     const etcd = etcdOf(plane)!;
     for (const name of names) expect(await storedApiVersion(etcd, kind, namespace, name)).toBe(`${kind.group}/v2`);

@@ -15,6 +15,7 @@ import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineVersionedTestKind, metricValue } from '../support/test-kind';
 import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /**
  * Storage version migration on the real control plane: a kind's CRD as it was (v1 alone,
@@ -70,9 +71,9 @@ describe('storage version migration', () => {
   const names = Array.from({ length: 7 }, (_, i) => `m${i}`);
   const logLines: Record<string, unknown>[] = [];
   const log = createLogger({ level: 'debug', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  const metrics = new Metrics();
+  const metrics = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   // The controller's own way, whatever the cluster serves (storage-migration-cluster.test.ts proves the choice and the cluster's way).
-  const options = (kind: AnyKind, more: Partial<StorageMigrationOptions> = {}): StorageMigrationOptions => ({ kinds: [kind], log, metrics, pageSize: 3, path: 'controller', ...more });
+  const options = (kind: AnyKind, more: Partial<StorageMigrationOptions> = {}): StorageMigrationOptions => ({ kinds: [kind], fieldManager: PRODUCT_NAMES.storageMigrationManager, log, metrics, pageSize: 3, path: 'controller', ...more });
   const before = new Map<string, { v1: Migrant; v2: Migrant }>();
   const cleanups: (() => Promise<unknown>)[] = [];
 

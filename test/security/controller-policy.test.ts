@@ -11,6 +11,7 @@ import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from
 import { testObjects } from '../support/manifests';
 import { defineTestKind } from '../support/test-kind';
 import { actingAs } from '../support/tenancy';
+import { PRODUCT_NAMES } from '../../src/product';
 
 // The controller's token may create workloads and Secrets in every namespace (its kinds' users
 // create objects anywhere). The install's admission policy is what keeps that token from being
@@ -27,7 +28,7 @@ let namespace: string;
 /** The install (secret copying on: the widest RBAC), as dist/ has it, without the Deployments: the test acts as the controller itself. */
 function install(): KubeObject[] {
   const chart = new Chart(new App(), 'install', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds: KINDS, secretCopy: true });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, secretCopy: true });
   return (chart.toJson() as KubeObject[]).filter((o) => o.kind !== 'Deployment');
 }
 
@@ -191,7 +192,7 @@ describe('a kind\u2019s declarations, generically', () => {
       renders: { images: ['example.com/team/app:1'], serviceAccounts: ['worker'], hostAccess: [{ resource: 'daemonsets', namespace: 'node-agents', hostPaths: ['/var/log'], reason: 'reads the node\u2019s logs' }] },
     });
     const chart = new Chart(new App(), 'policy');
-    new ControllerPolicy(chart, 'policy', { kinds: [kind], serviceAccount: { namespace: 'ops', name: 'ctl' }, extraImages: ['registry.example.com/pg@sha256:' + 'b'.repeat(64)] });
+    new ControllerPolicy(chart, 'policy', { names: PRODUCT_NAMES, kinds: [kind], serviceAccount: { namespace: 'ops', name: 'ctl' }, extraImages: ['registry.example.com/pg@sha256:' + 'b'.repeat(64)] });
     const objects = chart.toJson() as { kind: string; metadata: { name: string }; spec: { matchConditions: { expression: string }[]; variables: { name: string; expression: string }[]; validations: { expression: string; message: string }[] } }[];
     const policy = objects.find((o) => o.metadata.name === 'cdk8s-operators-controller-workloads')!;
     expect(objects.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding').length).toBe(5);

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { CREATE_ONLY_ANNOTATION } from '../../src/core/child-policy';
-import { childLabels, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, PART_OF_LABEL, PRODUCT } from '../../src/core/names';
+import { childLabels, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, PART_OF_LABEL, CHILD_MANAGER } from '../../src/core/names';
 import { CustomResource } from '../../src/core/kind';
 import { ACCEPT_FROM_ANNOTATION, COPIED_FROM_ANNOTATION, copyratorKind } from '../../src/kinds/copyrator';
 import { KubeObject } from '../../src/kube/objects';
@@ -13,6 +13,7 @@ import { installCrds, testObjects } from '../support/manifests';
 import { readyOf, Resource, whenReady } from '../support/resources';
 import { namespaceEditor, NamespaceEditor } from '../support/tenancy';
 import { childrenOf, defineTestKind, installTestCrd, TestSpec } from '../support/test-kind';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /**
  * A kind whose one child is create-only credentials, as a Database's are: it never writes over
@@ -44,8 +45,8 @@ beforeAll(async () => {
   [source, target] = await Promise.all([createTestNamespace(kc, 'forged-source'), createTestNamespace(kc, 'forged-target')]);
   attacker = await namespaceEditor(admin, source);
   const log = createLogger({ level: 'info', write: (line) => void logLines.push(line) });
-  const settings = { kinds: [copyratorKind, claimerKind], namespaces: [source, target], workers: 2, resyncMs: 600_000, kindOptions: { 'enable-secrets': true }, identity: 'forged-ownership' };
-  controllers = [new Controller(new KubeRest(kc), settings, log, new Metrics())];
+  const settings = { kinds: [copyratorKind, claimerKind], namespaces: [source, target], workers: 2, resyncMs: 600_000, kindOptions: { 'enable-secrets': true }, identity: 'forged-ownership', operator: PRODUCT_NAMES };
+  controllers = [new Controller(new KubeRest(kc), settings, log, new Metrics({ prefix: PRODUCT_NAMES.metricPrefix }))];
   for (const controller of controllers) controller.start();
 }, 120_000);
 
@@ -58,7 +59,7 @@ describe('a source labelled as another owner\u2019s child', () => {
   it('is copied without those labels, and the copy is not taken by that owner as its create-only credentials', async () => {
     const victim = { apiVersion: 'claimer.test.cdk8s-operators.io/v1', kind: 'Claimer', metadata: { name: 'victim', namespace: target }, spec: { size: 1 } };
     // The attacker edits only the source namespace: it labels a Secret there as the victim's credentials.
-    const forged = { [MANAGED_BY_LABEL]: PRODUCT, [PART_OF_LABEL]: PRODUCT, [OWNER_KIND_LABEL]: labelValue(ownerKindLabel(claimerKind)), [OWNER_NAME_LABEL]: 'victim', [OWNER_NAMESPACE_LABEL]: target };
+    const forged = { [MANAGED_BY_LABEL]: CHILD_MANAGER, [PART_OF_LABEL]: CHILD_MANAGER, [OWNER_KIND_LABEL]: labelValue(ownerKindLabel(claimerKind)), [OWNER_NAME_LABEL]: 'victim', [OWNER_NAMESPACE_LABEL]: target };
     expect(forged).toEqual(childLabels(claimerKind, victim as CustomResource<TestSpec>));
     await attacker.objects.create({
       apiVersion: 'v1',

@@ -1,7 +1,7 @@
 import { App } from 'cdk8s';
-import { METRICS_READER_ROLE } from '../../src/core/metrics-endpoint';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { buildApp } from '../../src/main';
+import { PRODUCT_NAMES } from '../../src/product';
 
 /** The install's ClusterRoles by name, as synth writes them. */
 export function installClusterRole(name: string): KubeObject {
@@ -15,13 +15,13 @@ export const readerBinding = (namespace: string, serviceAccount: string) => `${n
 
 /** A token of ServiceAccount `serviceAccount` in `namespace`, bound to the install's metrics-reader ClusterRole, as a Prometheus' would be. */
 export async function metricsReaderToken(admin: ObjectClient, namespace: string, serviceAccount = 'prometheus'): Promise<string> {
-  await admin.apply(installClusterRole(METRICS_READER_ROLE));
+  await admin.apply(installClusterRole(PRODUCT_NAMES.metricsReaderRole));
   await admin.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount, namespace } });
   await admin.apply({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name: readerBinding(namespace, serviceAccount) },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: METRICS_READER_ROLE },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: PRODUCT_NAMES.metricsReaderRole },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
   } as KubeObject);
   const token = await admin.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`, {

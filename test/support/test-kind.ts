@@ -10,6 +10,7 @@ import { createLogger, Logger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from './cluster';
 import { testObjects } from './manifests';
+import { PRODUCT_NAMES } from '../../src/product';
 
 const testSpec = s.object({ size: s.integer({ description: 'How many of something to render.', minimum: 1 }) }, { description: 'What to render.' });
 export type TestSpec = Infer<typeof testSpec>;
@@ -79,8 +80,8 @@ export async function serveTestKind(
   for (const identity of groups) await installTestCrd(identity);
   const logLines: Record<string, unknown>[] = [];
   const log: Logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  const metrics = new Metrics();
-  const controller = new Controller(rest, { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind', ...engine }, log, metrics);
+  const metrics = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
+  const controller = new Controller(rest, { kinds: [kind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: 'test-kind', operator: PRODUCT_NAMES, ...engine }, log, metrics);
   controller.start();
   return { objects, metrics, logLines, stop: () => controller.stop() };
 }

@@ -2,13 +2,14 @@ import { App, Chart, Testing } from 'cdk8s';
 import { OperatorBundle } from '../../src/bundle/operator';
 import { KINDS } from '../../src/kinds';
 import { GuitarUi, GuitarUiOptions } from '../../src/ui/install';
+import { PRODUCT_NAMES } from '../../src/product';
 
 type Manifest = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The bundle with the UI beside the controller, as src/main.ts assembles it; false: without. */
 function bundle(ui: GuitarUiOptions | false = {}): Manifest[] {
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { kinds: KINDS, companions: ui === false ? [] : [(scope, where) => new GuitarUi(scope, 'ui', { ...ui, ...where })] });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, companions: ui === false ? [] : [(scope, where) => new GuitarUi(scope, 'ui', { ...ui, ...where })] });
   return chart.toJson();
 }
 const ui = (objects: Manifest[]) => objects.filter((o) => o.metadata?.name?.endsWith('guitar-ui'));

@@ -3,16 +3,18 @@ import { AnyKind } from '../../core/kind';
 import { allIdentities } from '../../core/groups';
 import { crdManifest } from '../crd';
 import { webhookServiceConfig } from '../deployment';
-import { DEFAULT_NAMESPACE } from '../operator';
 import { checkAcceptedBreaks } from './accepted-breaks';
 import { loadBaseline } from './baseline';
 import { CrdDocument } from './crd-compare';
 import { findingLine } from './finding';
 import { crdVerdict, remedies } from './verdict';
 
+/** Any namespace: the compared CRDs' webhook Service is not compared. */
+const WEBHOOK_ADDRESS_IGNORED = 'operator';
+
 /** The CRDs synth writes for these kinds (the webhook's address plays no part in the comparison). */
 export function crdsToWrite(kinds: readonly AnyKind[], withoutExtraGroups: readonly string[]): CrdDocument[] {
-  return allIdentities(kinds, withoutExtraGroups).map((kind) => crdManifest(kind, webhookServiceConfig(DEFAULT_NAMESPACE)) as unknown as CrdDocument);
+  return allIdentities(kinds, withoutExtraGroups).map((kind) => crdManifest(kind, webhookServiceConfig(WEBHOOK_ADDRESS_IGNORED)) as unknown as CrdDocument);
 }
 
 /**

@@ -163,7 +163,7 @@ const HEADER_NAME = '^[A-Za-z0-9-]+$';
  * and lint, and names the field that is wrong. Unknown keys are errors too (a typo would
  * otherwise be ignored silently); `global` is what a parent chart passes to every subchart.
  */
-export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown> {
+export function valuesSchema(kinds: readonly AnyKind[], chart: string): Record<string, unknown> {
   // Any resource name (hugepages-2Mi, vendor.com/gpu...); a quantity each.
   const quantities = {
     type: 'object',
@@ -172,7 +172,7 @@ export function valuesSchema(kinds: readonly AnyKind[]): Record<string, unknown>
   const strict = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, required, properties });
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'cdk8s-operators chart values',
+    title: `${chart} chart values`,
     ...strict(
       {
         global: { type: 'object', description: 'Values a parent chart passes to all its subcharts; unused here.' },

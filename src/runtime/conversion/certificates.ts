@@ -7,6 +7,7 @@ import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateState, nextStep, Step } from './renewal';
 import { serviceDnsNames } from '../../core/webhook';
+import { OperatorNames } from '../../core/identity';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -22,6 +23,8 @@ export interface CertificateOptions {
   /** The controller's namespace, where the Secret is. */
   readonly namespace: string;
   readonly secretName: string;
+  /** The operator's: the Secret's field manager, its part-of label and its CA's name derive from it. */
+  readonly operator: OperatorNames;
   /** The webhook's Service: the serving certificate names `<service>.<namespace>.svc[.cluster.local]`, and localhost and 127.0.0.1. */
   readonly serviceName: string;
   /** @default one year */
@@ -161,12 +164,12 @@ export class CertificateKeeper {
     const body: SecretObject = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: this.options.secretName, namespace: this.options.namespace, labels: { 'app.kubernetes.io/part-of': 'cdk8s-operators', 'app.kubernetes.io/component': 'conversion-webhook' } },
+      metadata: { name: this.options.secretName, namespace: this.options.namespace, labels: { 'app.kubernetes.io/part-of': this.options.operator.partOf, 'app.kubernetes.io/component': 'conversion-webhook' } },
       type: 'kubernetes.io/tls',
       data: encode(data),
     };
     try {
-      const created = await this.rest.request<SecretObject>('POST', this.path, { body, query: { fieldManager: CERTIFICATES_MANAGER } });
+      const created = await this.rest.request<SecretObject>('POST', this.path, { body, query: { fieldManager: this.options.operator.certificatesManager } });
       this.log.info(`webhook certificate: created ${this.where} with a new CA and serving certificate`);
       return created;
     } catch (err) {
@@ -180,7 +183,7 @@ export class CertificateKeeper {
     try {
       return await this.rest.request<SecretObject>('PUT', this.secretPath, {
         body: { ...secret, data: encode(data) },
-        query: { fieldManager: CERTIFICATES_MANAGER },
+        query: { fieldManager: this.options.operator.certificatesManager },
       });
     } catch (err) {
       if (err instanceof KubeError && err.code === 409) return undefined;
@@ -200,7 +203,7 @@ export class CertificateKeeper {
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: serialNumber(),
       // A name of its own per CA, so that two CAs of one bundle are never mistaken for each other.
-      name: `CN=cdk8s-operators conversion webhook CA ${now.toISOString()}`,
+      name: `CN=${this.options.operator.caCommonName} ${now.toISOString()}`,
       notBefore: now,
       notAfter: new Date(now.getTime() + this.caLifetimeMs),
       keys,
@@ -269,9 +272,6 @@ interface Inspected {
   readonly signerKey?: string;
   readonly decisions: CertificateState;
 }
-
-/** The field manager of the Secret's writes. */
-const CERTIFICATES_MANAGER = 'cdk8s-operators-webhook-certificates';
 
 function material(secret: SecretObject): TlsMaterial {
   const data = decode(secret.data ?? {});

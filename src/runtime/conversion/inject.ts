@@ -2,7 +2,6 @@ import { CRDS_PATH as CRDS } from '../../kube/discovery';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { splitPem } from './certificates';
-import { CA_INJECTOR } from '../../core/webhook';
 
 /**
  * Puts the webhook's CA bundle into `spec.conversion.webhook.clientConfig.caBundle` of the
@@ -24,6 +23,8 @@ export class CaInjector {
     /** Where the API server reaches the webhook when it is not the CRD's Service (local mode); none: keep the Service. */
     private readonly url: string | undefined,
     private readonly log: Logger,
+    /** The operator's own manager of the caBundle (OperatorNames.caInjector), so a GitOps apply of the CRD neither owns nor removes it. */
+    private readonly fieldManager: string,
   ) {}
 
   /** Injects the bundle into each CRD whose live one differs; throws naming the CRD it could not write. */
@@ -52,13 +53,13 @@ export class CaInjector {
           await this.rest.request('PATCH', path, {
             body: { spec: { conversion: { webhook: { clientConfig: { service: null, url: this.url, caBundle: encoded } } } } },
             contentType: 'application/merge-patch+json',
-            query: { fieldManager: CA_INJECTOR },
+            query: { fieldManager: this.fieldManager },
           });
         } else {
           await this.rest.request('PATCH', path, {
             body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name }, spec: { conversion: { webhook: { clientConfig: { caBundle: encoded } } } } },
             contentType: 'application/apply-patch+yaml',
-            query: { fieldManager: CA_INJECTOR, force: 'true' },
+            query: { fieldManager: this.fieldManager, force: 'true' },
           });
         }
       } catch (err) {

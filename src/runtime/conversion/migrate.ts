@@ -92,7 +92,7 @@ export interface StorageMigrationOptions {
   /** Extra groups not served, by CRD name (as --without-extra-groups). */
   readonly withoutExtraGroups?: readonly string[];
   readonly log: Logger;
-  /** Where `cdk8s_operators_storage_migration_objects_total` counts. */
+  /** Where `<operator>_storage_migration_objects_total` counts. */
   readonly metrics?: Metrics;
   /** Objects per list page. @default 500 */
   readonly pageSize?: number;
@@ -108,8 +108,8 @@ export interface StorageMigrationOptions {
   readonly clusterTimeoutMs?: number;
   /** How often a StorageVersionMigration is read while it runs. @default 2 s */
   readonly pollMs?: number;
-  /** Who the writes are by, in managedFields and audit logs. @default cdk8s-operators-storage-migration */
-  readonly fieldManager?: string;
+  /** Who the writes are by, in managedFields and audit logs: the operator's storageMigrationManager. */
+  readonly fieldManager: string;
   /** Told of each listed object right before it is written back (tests make a concurrent write here). */
   readonly beforeWrite?: (object: ListedObject) => Promise<void> | void;
 }
@@ -131,7 +131,6 @@ interface Crd {
 const GROUP = STORAGE_MIGRATION_GROUP;
 /** Newest first: GA from 1.37, beta from 1.35, alpha in 1.30-1.34. */
 const SVM_VERSIONS = ['v1', 'v1beta1', 'v1alpha1'] as const;
-const DEFAULT_FIELD_MANAGER = 'cdk8s-operators-storage-migration';
 
 /**
  * Migrates the stored objects of every served identity of the kinds that have several
@@ -142,7 +141,7 @@ const DEFAULT_FIELD_MANAGER = 'cdk8s-operators-storage-migration';
  */
 export async function migrateStoredVersions(rest: KubeRest, options: StorageMigrationOptions): Promise<CrdMigration[]> {
   const identities = options.kinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, options.withoutExtraGroups));
-  const counter = options.metrics?.counter('cdk8s_operators_storage_migration_objects_total', 'Objects the controller read and wrote back unchanged so the API server stores them in the CRD\u2019s storage version, by CRD and result (migrated, conflict, gone, failed).', ['crd', 'result']);
+  const counter = options.metrics && options.metrics.counter(options.metrics.named('storage_migration_objects_total'), 'Objects the controller read and wrote back unchanged so the API server stores them in the CRD\u2019s storage version, by CRD and result (migrated, conflict, gone, failed).', ['crd', 'result']);
   const results: CrdMigration[] = [];
   let api: Promise<StorageMigrationApi | undefined> | undefined;
   const clusterApi = () => (api ??= options.path === 'controller' ? Promise.resolve(undefined) : storageMigrationApi(rest));
@@ -274,7 +273,7 @@ function collectionPath(kind: AnyKind, version: string, object?: { namespace?: s
  */
 async function migrateObjects(rest: KubeRest, kind: AnyKind, crd: Crd, version: string, options: StorageMigrationOptions, counts: ObjectCounts, counter: Counter | undefined): Promise<void> {
   const limit = String(options.pageSize ?? 500);
-  const fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  const fieldManager = options.fieldManager;
   const count = (result: keyof ObjectCounts) => {
     counts[result] += 1;
     counter?.inc({ crd: crd.metadata.name, result: result === 'conflicts' ? 'conflict' : result });

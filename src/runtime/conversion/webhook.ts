@@ -5,10 +5,13 @@ import { Logger } from '../log';
 import { CertificateKeeper, CertificateOptions, TlsMaterial } from './certificates';
 import { CertManagerSecret } from './cert-manager';
 import { CaInjector } from './inject';
-import { CERT_MANAGER, versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../core/webhook';
+import { versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE } from '../../core/webhook';
+import { OperatorNames } from '../../core/identity';
 import { ConversionServer } from './server';
 
 export interface ConversionWebhookOptions {
+  /** Whose webhook: its Secret, its CA's name and its field managers are the operator's. */
+  readonly operator: OperatorNames;
   readonly kinds: readonly AnyKind[];
   readonly withoutExtraGroups?: readonly string[];
   /** The controller's namespace: where the Secret is, and the Service the certificate names. */
@@ -19,7 +22,7 @@ export interface ConversionWebhookOptions {
   readonly url?: string;
   /** `self`: its own CA, injected into the CRDs; `cert-manager`: the Secret cert-manager writes, nothing injected. @default 'self' */
   readonly certificates?: WebhookCertificates;
-  /** @default WEBHOOK_TLS_SECRET (CERT_MANAGER.secretName with cert-manager) */
+  /** @default the operator's webhookSecret (certManager.secretName with cert-manager) */
   readonly secretName?: string;
   /** @default WEBHOOK_SERVICE */
   readonly serviceName?: string;
@@ -63,12 +66,12 @@ export class ConversionWebhook {
     if (options.certificates === 'cert-manager') {
       if (options.url) throw new Error('a webhook URL (local mode) needs the controller\u2019s own certificates: cert-manager\u2019s name the Service, and its cainjector sets no URL');
       const { namespace, timing } = options;
-      this.source = new CertManagerSecret(rest, { namespace, secretName: options.secretName ?? CERT_MANAGER.secretName, certificateName: CERT_MANAGER.certificate, checkIntervalMs: timing?.checkIntervalMs }, log);
+      this.source = new CertManagerSecret(rest, { namespace, secretName: options.secretName ?? options.operator.certManager.secretName, certificateName: options.operator.certManager.certificate, checkIntervalMs: timing?.checkIntervalMs }, log);
     } else {
-      const injector = (this.injector = new CaInjector(rest, this.crdNames, options.url, log));
+      const injector = (this.injector = new CaInjector(rest, this.crdNames, options.url, log, options.operator.caInjector));
       this.source = new CertificateKeeper(
         rest,
-        { namespace: options.namespace, secretName: options.secretName ?? WEBHOOK_TLS_SECRET, serviceName: options.serviceName ?? WEBHOOK_SERVICE, ...options.timing },
+        { namespace: options.namespace, operator: options.operator, secretName: options.secretName ?? options.operator.webhookSecret, serviceName: options.serviceName ?? WEBHOOK_SERVICE, ...options.timing },
         log,
         (ca) => injector.trusts(ca),
       );

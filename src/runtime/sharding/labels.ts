@@ -1,9 +1,10 @@
+import { ENGINE_DOMAIN } from '../../core/identity';
 import type { KubeJson } from '../../core/kube-json';
 
 /** On an object and each of its children: the shard (replica) that serves it. Objects without it wait for the sharder. */
-export const SHARD_LABEL = 'cdk8s-operators.io/shard';
+export const SHARD_LABEL = `${ENGINE_DOMAIN}/shard`;
 /** Set by the sharder on an object that is to move: its shard stops working on it, then removes both labels (the acknowledgement). */
-export const DRAIN_LABEL = 'cdk8s-operators.io/shard-drain';
+export const DRAIN_LABEL = `${ENGINE_DOMAIN}/shard-drain`;
 
 /** The two labels sharding sets, the only ones the sharder's cache keeps. */
 const SHARD_LABELS = [SHARD_LABEL, DRAIN_LABEL] as const;

@@ -1,3 +1,4 @@
+import { ENGINE_DOMAIN } from '../../core/identity';
 import type { KubeJson } from '../../core/kube-json';
 import { labelValue } from '../../core/names';
 import { LEASES, resourcePath } from '../../kube/paths';
@@ -7,7 +8,7 @@ import { Logger } from '../log';
 import { labelsOf, SHARD_LABEL } from './labels';
 
 /** On every member Lease: which ring (the leader Lease's name) it belongs to, so one label selector lists the ring. */
-export const RING_LABEL = 'cdk8s-operators.io/shard-ring';
+export const RING_LABEL = `${ENGINE_DOMAIN}/shard-ring`;
 
 type Lease = KubeJson & { spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } };
 

@@ -8,6 +8,7 @@ import { Shard } from '../../../src/runtime/sharding/shard';
 import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../support/cluster';
 import { testObjects } from '../../support/manifests';
 import { metricValue } from '../../support/test-kind';
+import { PRODUCT_NAMES } from '../../../src/product';
 
 /**
  * A replica's takeover of owners that moved to it, before their first reconcile there: the
@@ -36,7 +37,7 @@ it('relabels the children other shards left, for every waiting owner at once, an
   const children = [{ path, collection: CONFIGMAPS, selector: `${KIND_LABEL}=Owner,${SHARD_LABEL}=shard-new` }];
   let gets = 0;
   const rest = new KubeRest(kc, (method) => method === 'GET' && gets++);
-  const metrics = new Metrics();
+  const metrics = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   const shard = new Shard(rest, 'shard-new', new ShardMetrics(metrics, 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
   const child = (name: string, labels: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}) =>
     objects.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels, ...extra } });
@@ -68,7 +69,7 @@ it('relabels the children other shards left, for every waiting owner at once, an
 }, 60_000);
 
 it('fails the waiting owners when the LIST fails, so that their reconciles are retried', async () => {
-  const shard = new Shard(new KubeRest(kc), 'shard-new', new ShardMetrics(new Metrics(), 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
+  const shard = new Shard(new KubeRest(kc), 'shard-new', new ShardMetrics(new Metrics({ prefix: PRODUCT_NAMES.metricPrefix }), 'shard-new', () => 0), createLogger({ level: 'warn', write: () => undefined }));
   const children = [{ path: `/api/v1/namespaces/${namespace}/configmaps`, collection: CONFIGMAPS, selector: 'not a selector!' }];
   await expect(shard.adopt('owners|o-1', owner('o-1', uid(1)), ownerLabels('o-1'), children, true)).rejects.toThrow(/400/);
   // Not marked as looked at: the next reconcile looks again.

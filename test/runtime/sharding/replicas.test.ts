@@ -11,6 +11,7 @@ import { Takeover } from '../../../src/runtime/sharding/takeover';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../support/cluster';
 import { testObjects } from '../../support/manifests';
 import { childrenOf, defineTestKind, installTestCrd, metricValue } from '../../support/test-kind';
+import { PRODUCT_NAMES } from '../../../src/product';
 
 /**
  * A kind with one ConfigMap per object, served by in-process replicas with --sharding's engine
@@ -41,9 +42,9 @@ const replicas: Replica[] = [];
 function replica(name: string, leads: boolean): Replica {
   const rest = new KubeRest(kc);
   const log = createLogger({ level: 'warn', write: () => undefined });
-  const metrics = new Metrics();
+  const metrics = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   const sharding: Sharding = new Sharding(rest, { identity: name, namespace, ring: 'shardling-leader', served: () => controller.servedObjects() }, metrics, log);
-  const controller: Controller = new Controller(rest, { kinds: [shardedKind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: name, sharding, mayWork: () => sharding.isMember() }, log, metrics);
+  const controller: Controller = new Controller(rest, { operator: PRODUCT_NAMES, kinds: [shardedKind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: name, sharding, mayWork: () => sharding.isMember() }, log, metrics);
   sharding.join({
     onStartedLeading: () => {
       controller.start();
