@@ -293,6 +293,14 @@ export interface KindController<Spec, Status, Observation> {
   readonly options?: readonly KindOption[];
   /** Creates, once, the function that looks at the world for one resource before rendering. */
   readonly observer?: (context: ObserverContext) => (resource: CustomResource<Spec, Status>) => Promise<Observation>;
+  /**
+   * What the observer might see for the resource, for synth's previews (dist/preview/), which
+   * render without a cluster: with it, a reviewer sees the children an observation brings (the
+   * Jobs of a schedule, a fetched rate) and `npm run lint:manifests` checks them. A kind with an
+   * observer and none gets its previews rendered without an observation, and synth says so.
+   * Plain data, no I/O, no clock.
+   */
+  readonly sampleObservation?: (resource: CustomResource<Spec, Status>) => Observation;
   /** Collections the kind reads but does not own; its observer reads them from `ObserverContext.caches`. */
   readonly watches?: readonly RelatedWatch<Spec>[];
   /** Refuses, as the controller starts, option values it cannot run with: throws an Error naming the flag and what is expected. */
