@@ -9,7 +9,7 @@ import { VALIDATING_WEBHOOKS_PATH } from '../../src/runtime/conversion/inject-va
 import { ConversionWebhook } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
 import { freePort } from '../controlplane/processes';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, refusalOf, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
 import { defineTestKind, installTestCrd, TestSpec } from '../support/test-kind';
 
@@ -28,16 +28,6 @@ const evenSize = (spec: TestSpec) => (spec.size % 2 ? [{ field: 'spec.size', mes
 const vetted = defineTestKind('Vetted', { render: () => undefined, validate: evenSize }) as unknown as AnyKind;
 
 const object = (namespace: string, name: string, size: number): KubeObject => ({ apiVersion: `${vetted.group}/v1`, kind: vetted.kind, metadata: { name, namespace }, spec: { size } });
-/** The API server's message when it refuses a create, or undefined when it accepted it. */
-async function refusal(create: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await create();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
 describe('a kind with a validate hook, served by the controller\u2019s webhook', () => {
   let namespace: string;
   let port: number;
@@ -55,7 +45,7 @@ describe('a kind with a validate hook, served by the controller\u2019s webhook',
     let probe = 0;
     await eventually('the API server to call the webhook', async () => {
       const name = `probe-${probe++}`;
-      const message = await refusal(() => objects.create(object(namespace, name, 1)));
+      const message = await refusalOf(() => objects.create(object(namespace, name, 1)));
       if (message === undefined) await objects.delete(object(namespace, name, 1));
       // Until the CA is trusted the API server fails to call it; only the hook's own refusal counts.
       return message?.includes('denied the request') ? message : undefined;
@@ -75,13 +65,13 @@ describe('a kind with a validate hook, served by the controller\u2019s webhook',
   });
 
   it('refuses a spec the hook refuses, with the hook\u2019s message naming the field', async () => {
-    const message = await refusal(() => objects.create(object(namespace, 'odd', 3)));
+    const message = await refusalOf(() => objects.create(object(namespace, 'odd', 3)));
     expect(message).toContain(`admission webhook "validate.vetteds.${vetted.group}" denied the request`);
     expect(message).toContain('spec.size: must be even, got 3');
   });
 
   it('leaves the CRD\u2019s schema first: a size below its minimum is refused by the API server before any hook', async () => {
-    const message = await refusal(() => objects.create(object(namespace, 'zero', 0)));
+    const message = await refusalOf(() => objects.create(object(namespace, 'zero', 0)));
     expect(message).toMatch(/spec\.size/);
     expect(message).not.toContain('admission webhook');
   });
@@ -90,7 +80,7 @@ describe('a kind with a validate hook, served by the controller\u2019s webhook',
     await objects.create(object(namespace, 'even', 2));
     const path = `/apis/${vetted.group}/v1/namespaces/${namespace}/vetteds/even`;
     const patch = (body: unknown) => rest.request('PATCH', path, { body, contentType: 'application/merge-patch+json' });
-    expect(await refusal(() => patch({ spec: { size: 5 } }))).toContain('spec.size: must be even, got 5');
+    expect(await refusalOf(() => patch({ spec: { size: 5 } }))).toContain('spec.size: must be even, got 5');
     await patch({ metadata: { labels: { reviewed: 'yes' } } });
     await patch({ spec: { size: 4 } });
     expect((await objects.get<KubeObject & { spec: TestSpec }>(object(namespace, 'even', 0))).spec.size).toBe(4);

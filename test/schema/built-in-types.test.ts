@@ -1,7 +1,7 @@
 import { AnyKind, validateResource } from '../../src/core/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { Infer, s } from '../../src/schema';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, refusalOf, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
 import { defineTestKind, installTestCrd } from '../support/test-kind';
 
@@ -33,15 +33,6 @@ const container = { name: 'run', image: 'busybox:1.36', command: ['true'], ports
 const spec = (podSpec: Record<string, unknown>) => ({ size: 1, jobTemplate: { metadata: { labels: { team: 'a' } }, spec: { backoffLimit: 2, template: { metadata: { labels: { run: 'x' } }, spec: { restartPolicy: 'Never', ...podSpec } } } } });
 const object = (name: string, body: Record<string, unknown>): KubeObject => ({ apiVersion: `${templated.group}/v1`, kind: templated.kind, metadata: { name, namespace }, spec: body });
 
-async function refusal(create: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await create();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
 it('keeps a good Job template as written, labels and an integer quantity included, and the opaque settings', async () => {
   const body = { ...spec({ containers: [container] }), extra: { anything: { goes: [1, 'two'] } } };
   await objects.create(object('good', body));
@@ -59,13 +50,13 @@ it.each([
   ['no containers', {}, 'spec.jobTemplate.spec.template.spec.containers'],
 ])('refuses %s at create, naming the field, as the controller does', async (_what, podSpec, field) => {
   const name = `bad-${field.length}-${Object.keys(podSpec).length}`;
-  const message = await refusal(() => objects.create(object(name, spec(podSpec))));
+  const message = await refusalOf(() => objects.create(object(name, spec(podSpec))));
   expect(message).toContain(field);
   const controller = validateResource(templated, object(name, spec(podSpec)) as unknown as Record<string, unknown>);
   expect(controller.ok ? [] : controller.errors.map((e) => e.field)).toContain(field);
 });
 
 it('refuses opaque settings that are not an object', async () => {
-  const message = await refusal(() => objects.create(object('opaque-list', { ...spec({ containers: [container] }), extra: ['a'] })));
+  const message = await refusalOf(() => objects.create(object('opaque-list', { ...spec({ containers: [container] }), extra: ['a'] })));
   expect(message).toContain('spec.extra');
 });
