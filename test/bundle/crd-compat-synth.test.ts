@@ -7,6 +7,7 @@ import { crdsOfYaml } from '../../src/bundle/crd-compat/baseline';
 import { crdsToWrite } from '../../src/bundle/crd-compat/guard';
 import { crdVerdict } from '../../src/bundle/crd-compat/verdict';
 import { KINDS } from '../../src/kinds';
+import { withoutPreviewNotes } from '../support/synth-output';
 
 const root = join(__dirname, '..', '..');
 const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH}` };
@@ -46,10 +47,9 @@ describe('synth\u2019s CRD compatibility check', () => {
 
   it('names a field the new CRD lost, and compares with nothing when asked to or when the git ref is not there', () => {
     const baseline = baselineFile((spec) => (spec.properties.legacy = { type: 'string', description: 'A field a release had.' }));
-    // Without synth's notes on previews (src/gitops/preview-notes.ts), which the committed instances may get.
     const check = (...args: string[]) => {
       const run = spawnSync(process.execPath, [join(root, 'lib', 'src', 'main.js'), '--check', ...args], { cwd: root, env, encoding: 'utf8' });
-      return { ...run, stderr: run.stderr.replace(/^synth: .* declares no sampleObservation: .*\n/gm, '') };
+      return { ...run, stderr: withoutPreviewNotes(run.stderr) };
     };
     const removed = check(`--crd-baseline=file://${baseline}`);
     expect(removed.status).toBe(1);
