@@ -14,7 +14,7 @@ export function previewNotes(instances: readonly Instance[]): string[] {
     if (kind.controller?.observer && !sampled) unsampled.set(kind.kind, (unsampled.get(kind.kind) ?? 0) + 1);
   }
   return [...unsampled].map(
-    ([kind, count]) => `${kind} has an observer but declares no sampleObservation: the preview of its ${count === 1 ? 'resource' : `${count} resources`} in dist/preview/ is rendered without an observation, and may lack children the controller makes (${DOCS})`,
+    ([kind, count]) => `${kind} has an observer but declares no sampleObservation: the preview of its ${count === 1 ? 'resource' : `${count} resources`} (preview/ of the output) is rendered without an observation, and may lack children the controller makes (${DOCS})`,
   );
 }
 

@@ -39,7 +39,7 @@ it('says, once per kind, that a kind with an observer and no sample observation 
   const instances = declare([unsampled, 'a'], [unsampled, 'b'], [unobserving, 'c']);
   expect(instances[0].children).toEqual([]);
   expect(previewNotes(instances)).toEqual([
-    'Unsampled has an observer but declares no sampleObservation: the preview of its 2 resources in dist/preview/ is rendered without an observation, and may lack children the controller makes (docs/adding-a-kind.md#previews-of-kinds-that-observe)',
+    'Unsampled has an observer but declares no sampleObservation: the preview of its 2 resources (preview/ of the output) is rendered without an observation, and may lack children the controller makes (docs/adding-a-kind.md#previews-of-kinds-that-observe)',
   ]);
   expect(previews(instances).get('team-a/unobservings.c.yaml')).not.toMatch(/^#/);
 });
