@@ -20,6 +20,7 @@ import { argoCdHealthPatch } from './gitops/argocd-health';
 import { writeHelmChart } from './gitops/helm/chart';
 import { OperatorVariant } from './gitops/helm/operator-template';
 import { BuiltInObject, checkDeclared, Instance, instanceName, loadInstances, scratchChart } from './gitops/instances';
+import { previewNotes, sampledHeader } from './gitops/preview-notes';
 import { KINDS } from './kinds';
 import { guitarKind } from './kinds/guitar';
 import { MONITORING_DIR, monitoringFiles, monitoringObjects } from './monitoring/manifests';
@@ -210,10 +211,10 @@ export function buildApp(app: App, options: AppOptions): Chart[] {
  */
 export function previews(instances: readonly Instance[]): Map<string, string> {
   const files = new Map<string, string>();
-  for (const { kind, object, children } of instances) {
+  for (const { kind, object, children, sampled } of instances) {
     // An extra group's resources in a folder named by the group: no namespace has a dot, and same-named resources in two groups get a file each.
     const folder = [object.metadata.namespace ?? '_cluster', ...(isExtraIdentity(kind) ? [kind.group] : [])].join('/');
-    if (children.length) files.set(`${folder}/${kind.plural}.${object.metadata.name}.yaml`, Yaml.stringify(...children));
+    if (children.length) files.set(`${folder}/${kind.plural}.${object.metadata.name}.yaml`, `${sampled ? sampledHeader(kind.kind) : ''}${Yaml.stringify(...children)}`);
   }
   return files;
 }
@@ -422,6 +423,7 @@ if (require.main === module) {
       if (options) {
         const app = loadFromEnvironment(process.env, rest);
         guardCrds(KINDS, app.withoutExtraGroups ?? [], options['crd-baseline'] as string, ROOT, (line) => process.stderr.write(`synth: ${line}\n`));
+        for (const line of previewNotes([...app.instances, ...(app.examples ?? [])])) process.stderr.write(`synth: ${line}\n`);
         write(environmentOf(options));
       }
     } else synthesize(loadFromEnvironment(process.env));

@@ -43,8 +43,8 @@ export interface ControllerDeploymentProps {
 }
 
 /** Where the API server reaches the conversion webhook in a cluster: the controllers' webhook Service, port 443. */
-export function webhookServiceConfig(namespace: string): WebhookClientConfig {
-  return { service: { namespace, name: WEBHOOK_SERVICE, path: WEBHOOK_PATH, port: 443 } };
+export function webhookServiceConfig(namespace: string, path: string = WEBHOOK_PATH): WebhookClientConfig {
+  return { service: { namespace, name: WEBHOOK_SERVICE, path, port: 443 } };
 }
 
 /** The port of /healthz and /readyz (plain HTTP, no data); /metrics has its own (METRICS_PORT). */

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
@@ -5,10 +6,11 @@ import { AnyKind } from '../core/kind';
 import { installArgs, installOptions } from '../core/options';
 import { hasVersions } from '../core/versions';
 import { OperatorNames } from '../core/identity';
-import { caInjectionRules, certManagerSecretRules, storageMigrationRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
-import { ControllerDeployment } from './deployment';
-import { versionedCrdNames, WebhookCertificates } from '../core/webhook';
-import { CertManagerCertificates } from './cert-manager';
+import { caInjectionRules, certManagerSecretRules, storageMigrationRules, validationCaInjectionRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
+import { ControllerDeployment, webhookServiceConfig } from './deployment';
+import { validatingWebhookManifest } from './validating-webhook';
+import { VALIDATE_PATH, versionedCrdNames, WebhookCertificates } from '../core/webhook';
+import { CertManagerCertificates, injectCaFrom } from './cert-manager';
 import { controllerImage } from './version';
 import { ControllerPolicy } from './controller-policy';
 import { checkNamespaced } from '../core/namespaced';
@@ -156,14 +158,21 @@ export class OperatorBundle extends Construct {
     };
     const versioned = versionedCrdNames(userKinds, props.withoutExtraGroups);
     const certManager = props.webhookCertificates === 'cert-manager';
+    // The kinds' validate hooks, served by the same webhook; cert-manager's cainjector fills its caBundle as it does the CRDs'.
+    const validation = validatingWebhookManifest(userKinds, webhookServiceConfig(namespace, VALIDATE_PATH), { withoutExtraGroups: props.withoutExtraGroups, names, annotations: certManager ? injectCaFrom(names, namespace) : undefined });
+    if (validation) {
+      new ApiObject(this, 'validating-webhook', validation);
+      if (!certManager) bindCluster(clusterRole('validating-webhook', validationCaInjectionRules(names.validatingWebhook)));
+    }
+    const webhook = versioned.length > 0 || validation !== undefined;
     if (versioned.length) {
       // With cert-manager its cainjector fills caBundle: the controller needs no access to the CRDs for it.
       if (!certManager) bindCluster(clusterRole('conversion-webhook', caInjectionRules(versioned)));
       if (migrated.length) bindCluster(clusterRole('storage-migration', storageMigrationRules(migrated, versioned)));
-      bindHere('conversion-webhook', certManager ? certManagerSecretRules(names.certManager.secretName) : webhookSecretRules(names.webhookSecret));
     }
+    if (webhook) bindHere('conversion-webhook', certManager ? certManagerSecretRules(names.certManager.secretName) : webhookSecretRules(names.webhookSecret));
     if (certManager) {
-      new CertManagerCertificates(this, 'cert-manager', { names, namespace, labels, webhook: versioned.length > 0 });
+      new CertManagerCertificates(this, 'cert-manager', { names, namespace, labels, webhook });
       // The metrics server's certificate, read by name like the webhook's.
       bindHere('metrics-certificate', certManagerSecretRules(names.certManager.metricsSecretName));
     }
@@ -193,7 +202,7 @@ export class OperatorBundle extends Construct {
       secretCopy,
       kindOptions: props.kinds.flatMap((kind) => kind.controller?.options ?? []),
       withoutExtraGroups: props.withoutExtraGroups,
-      conversionWebhook: versioned.length > 0,
+      conversionWebhook: webhook,
       webhookCertificates: props.webhookCertificates,
       sharding: props.sharding,
       served: watchNamespaces.length ? { kinds: props.kinds.map((kind) => kind.plural), namespaces: watchNamespaces } : undefined,

@@ -125,6 +125,11 @@ export function caInjectionRules(crdNames: readonly string[]): PolicyRule[] {
   return [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'patch'], resourceNames: [...crdNames] }];
 }
 
+/** Injecting the webhook's CA into the ValidatingWebhookConfiguration of the kinds with a `validate` hook: that one, by name. */
+export function validationCaInjectionRules(name: string): PolicyRule[] {
+  return [{ apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'], resourceNames: [name] }];
+}
+
 /**
  * Migrating objects stored in an older version (src/runtime/conversion/migrate.ts), only on its
  * own CRDs by name: by the cluster's StorageVersionMigration API where it serves one (create, and

@@ -38,6 +38,8 @@ export interface OperatorNames {
   readonly metricsReaderRole: string;
   /** The NetworkPolicies that fence the controller's egress: `<name>-controller-<shape>`. */
   readonly controllerPolicy: string;
+  /** The ValidatingWebhookConfiguration of the kinds with a `validate` hook: one webhook per served identity. */
+  readonly validatingWebhook: string;
   /** The Secret of the conversion webhook's CA and serving certificate (made by the controller). */
   readonly webhookSecret: string;
   /** What cert-manager makes instead (synth's --webhook-certificates=cert-manager). */
@@ -90,6 +92,7 @@ export function operatorNames(identity: OperatorIdentity): OperatorNames {
     role: (role) => `${name}:${role}`,
     metricsReaderRole: `${name}:metrics-reader`,
     controllerPolicy: `${name}-controller`,
+    validatingWebhook: `${name}-validation`,
     webhookSecret: `${name}-webhook-tls`,
     certManager: {
       certificate: `${name}-webhook`,

@@ -123,6 +123,16 @@ export interface KindDefinition<Spec = unknown, Status = unknown, Observation = 
   /** Gauges of its objects and alerts of its own, beside the engine's generic ones (see src/core/monitoring.ts). */
   readonly monitoring?: KindMonitoring;
   /**
+   * Checks CEL cannot express (parsing a cron expression, a reference to look up): called with
+   * the spec (validated by the schema, in the hub's version) and the whole object, it returns
+   * the problems found, each naming its field (`spec.schedule`), or none. The controller's
+   * webhook serves it at admission (POST /validate) for creates and for updates that change
+   * the spec, after the API server has checked the CRD's schema and CEL rules; the bundle
+   * then installs a ValidatingWebhookConfiguration for the kind (failurePolicy Fail). Keep it
+   * fast and pure: no API calls, no clock, no secret in a message. @default none
+   */
+  readonly validate?: (spec: Spec, resource: CustomResource<Spec>) => readonly FieldError[];
+  /**
    * Adds the children of one (validated) resource under `scope`. `clock` is the engine's (the
    * real time unless a test sets another): a child that records a time reads it there.
    */
@@ -283,6 +293,14 @@ export interface KindController<Spec, Status, Observation> {
   readonly options?: readonly KindOption[];
   /** Creates, once, the function that looks at the world for one resource before rendering. */
   readonly observer?: (context: ObserverContext) => (resource: CustomResource<Spec, Status>) => Promise<Observation>;
+  /**
+   * What the observer might see for the resource, for synth's previews (dist/preview/), which
+   * render without a cluster: with it, a reviewer sees the children an observation brings (the
+   * Jobs of a schedule, a fetched rate) and `npm run lint:manifests` checks them. A kind with an
+   * observer and none gets its previews rendered without an observation, and synth says so.
+   * Plain data, no I/O, no clock.
+   */
+  readonly sampleObservation?: (resource: CustomResource<Spec, Status>) => Observation;
   /** Collections the kind reads but does not own; its observer reads them from `ObserverContext.caches`. */
   readonly watches?: readonly RelatedWatch<Spec>[];
   /** Refuses, as the controller starts, option values it cannot run with: throws an Error naming the flag and what is expected. */

@@ -37,12 +37,19 @@ export function renderChildren<Spec, Observation>(
 
 /**
  * What a resource declared in a file will get, before the cluster is asked anything: its
- * children rendered without an observation, or why its spec is invalid
- * (`<Kind> <name> is invalid: <field>: <problem>`).
+ * children rendered without an observation, or, `withSample`, with the kind's sample
+ * observation when it declares one (synth's previews; `sampled` says which), or why its spec is
+ * invalid (`<Kind> <name> is invalid: <field>: <problem>`).
  */
-export function previewChildren(kind: AnyKind, object: Record<string, unknown>): { ok: true; children: Manifest[] } | { ok: false; message: string } {
+export function previewChildren(
+  kind: AnyKind,
+  object: Record<string, unknown>,
+  options: { readonly withSample?: boolean } = {},
+): { ok: true; children: Manifest[]; sampled: boolean } | { ok: false; message: string } {
   const resource = object as unknown as CustomResource;
   const result = validateResource(kind, object);
   if (!result.ok) return { ok: false, message: `${kind.kind} ${resource.metadata.name} is invalid: ${formatFieldErrors(result.errors)}` };
-  return { ok: true, children: renderChildren(kind, { ...resource, spec: result.spec }) };
+  const valid = { ...resource, spec: result.spec };
+  const sample = options.withSample ? kind.controller?.sampleObservation : undefined;
+  return { ok: true, children: renderChildren(kind, valid, sample?.(valid)), sampled: sample !== undefined };
 }

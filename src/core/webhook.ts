@@ -13,10 +13,22 @@ export function serviceDnsNames(serviceName: string, namespace: string): string[
 export const WEBHOOK_PORT = 9443;
 /** Where the API server posts ConversionReviews. */
 export const WEBHOOK_PATH = '/convert';
+/** Where the API server posts the AdmissionReviews of kinds with a `validate` hook, on the same server. */
+export const VALIDATE_PATH = '/validate';
 
 /** The CRD names the webhook converts for: every served identity of every kind with versions (the bundle's RBAC names them too). */
 export function versionedCrdNames(kinds: readonly AnyKind[], withoutExtraGroups: readonly string[] = []): string[] {
   return kinds.filter(hasVersions).flatMap((kind) => servedIdentities(kind, withoutExtraGroups).map(crdName));
+}
+
+/** The kinds whose objects the webhook validates at admission: those with a `validate` hook. */
+export function validatedKinds(kinds: readonly AnyKind[]): AnyKind[] {
+  return kinds.filter((kind) => kind.validate !== undefined);
+}
+
+/** Whether the controller serves the webhook at all: some kind converts or validates through it. */
+export function needsWebhook(kinds: readonly AnyKind[]): boolean {
+  return kinds.some((kind) => hasVersions(kind) || kind.validate !== undefined);
 }
 
 /**

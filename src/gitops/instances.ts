@@ -19,8 +19,10 @@ export interface Instance {
   readonly kind: AnyKind;
   /** The object as it is written into dist/. */
   readonly object: Manifest;
-  /** Its children, rendered without an observation (as the render command does). */
+  /** Its children, rendered with the kind's sample observation where it declares one, else without an observation (as the render command does). */
   readonly children: Manifest[];
+  /** Whether the children were rendered with the kind's sample observation. */
+  readonly sampled: boolean;
   /** `src/instances/rates.yaml (document 2)`, `src/instances/platform.ts (construct orders)`. */
   readonly where: string;
 }
@@ -218,12 +220,12 @@ export function checkDeclared(declared: readonly Declared[], kinds: readonly Any
       return;
     }
     if (!firstDeclaration(`${kind.kind}.${kind.group} ${instanceName(kind, json)}`, instanceName(kind, json), where, position)) return;
-    const preview = previewChildren(kind, json);
+    const preview = previewChildren(kind, json, { withSample: true });
     if (!preview.ok) {
       problems.push({ position, message: `${where}: ${preview.message}` });
       return;
     }
-    instances.push({ kind, object: json, children: preview.children, where });
+    instances.push({ kind, object: json, children: preview.children, sampled: preview.sampled, where });
   });
   if (problems.length) throw new UserError(problems.sort(byPosition).map((p) => p.message));
   return { instances, builtIns };

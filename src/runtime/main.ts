@@ -20,7 +20,7 @@ import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
-import { serviceDnsNames, WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { needsWebhook, serviceDnsNames, WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
 import { MetricsAuthorizer } from './metrics-auth';
 import { Sharding } from './sharding/setup';
 import { checkNamespaced, checkNamespaceNames, NAMESPACED_RBAC, namespacedKinds } from '../core/namespaced';
@@ -71,7 +71,7 @@ export function engineOptions(identity: OperatorIdentity): OptionSpec[] {
   {
     name: 'conversion-webhook',
     type: 'boolean',
-    description: 'Serve the conversion webhook of every installed kind with several versions (and inject its CA into their CRDs): true always (the install says so), false never (another process serves it); unset, only when a kind this controller serves has several versions.',
+    description: 'Serve the conversion webhook of every installed kind with several versions or a validate hook (and inject its CA into their CRDs and the ValidatingWebhookConfiguration): true always (the install says so), false never (another process serves it); unset, only when a kind this controller serves has several versions or a validate hook.',
   },
   { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
   { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
@@ -267,14 +267,14 @@ function metricsCertificateFrom(options: OptionValues, names: OperatorNames, res
 }
 
 /**
- * The conversion webhook of every installed kind with several versions (`allKinds`, served here
- * or not), when asked (--conversion-webhook=true, as the install runs it) or, unasked, when a kind
+ * The conversion webhook of every installed kind with several versions or a `validate` hook
+ * (`allKinds`, served here or not), when asked (--conversion-webhook=true, as the install runs it) or, unasked, when a kind
  * this controller serves has several versions: a controller of kinds with one version alone
  * (--kinds exchangerates) writes no webhook Secret into a namespace that may not exist.
  */
 function conversionWebhook(rest: KubeRest, options: OptionValues, names: OperatorNames, allKinds: readonly AnyKind[], served: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {
   const asked = options['conversion-webhook'] as boolean | undefined;
-  if (asked === false || !allKinds.some(hasVersions) || (asked === undefined && !served.some(hasVersions))) return undefined;
+  if (asked === false || !needsWebhook(allKinds) || (asked === undefined && !needsWebhook(served))) return undefined;
   const kinds = allKinds;
   const url = options['webhook-url'] as string | undefined;
   if (url !== undefined && !/^https:\/\/[^/?#]+\/\S*$/.test(url)) throw new UserError(`--webhook-url: expected an https URL such as https://127.0.0.1:${WEBHOOK_PORT}/convert, got ${JSON.stringify(url)}`);

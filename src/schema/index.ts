@@ -3,6 +3,8 @@ import { StringOrListOptions, StringOrListSchema } from './string-or-list';
 import { BooleanSchema, IntegerSchema, NumberOptions, QuantitySchema, StringOptions, StringSchema } from './scalars';
 import { DefaultedIf, Schema } from './schema';
 import { labelMap } from './labels';
+import { BuiltInOptions, BuiltInSchema } from './kubernetes/built-in';
+import { OpaqueOptions, OpaqueSchema } from './kubernetes/opaque';
 
 export * from './schema';
 export { ObjectSchema, Optional, schemaOf, type InferObject, type InferInputObject } from './composites';
@@ -27,6 +29,13 @@ export const s = {
   object: <P extends Record<string, Schema<unknown> | Optional<unknown>>, O extends ObjectOptions<InferObject<P>>>(properties: P, options: O) =>
     new ObjectSchema(properties, options) as ObjectSchema<P> & DefaultedIf<O>,
   optional: <T, Input>(schema: Schema<T, Input>) => new Optional(schema),
+  /**
+   * A built-in Kubernetes type, e.g. `s.builtIn<JobTemplateSpec>('batch/v1', 'JobTemplateSpec', { description })`:
+   * its schema from the Kubernetes OpenAPI the project targets, checked by the API server.
+   */
+  builtIn: <T = Record<string, unknown>>(apiVersion: string, type: string, options: BuiltInOptions) => new BuiltInSchema<T>(apiVersion, type, options),
+  /** An object kept unchecked (x-kubernetes-preserve-unknown-fields), with the reason it has no schema. */
+  opaque: <T = Record<string, unknown>>(options: OpaqueOptions) => new OpaqueSchema<T>(options),
 };
 export { asList } from './string-or-list';
 export { isLabelKey, isLabelValue } from './labels';

@@ -59,6 +59,16 @@ export function isStatus(err: unknown, code: number): boolean {
   return err instanceof k8s.ApiException && err.code === code;
 }
 
+/** The message of the error a write (to the API server) was refused with, or undefined when it was accepted. */
+export async function refusalOf(write: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /**
  * Polls `probe` until it returns a value other than undefined. On timeout the error says
  * what was awaited, the probe's last error, and where the control plane's logs are.

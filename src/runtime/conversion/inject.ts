@@ -83,6 +83,7 @@ export class CaInjector {
   }
 }
 
-function normalize(pem: string): string {
+/** A PEM without its whitespace, to compare two. */
+export function normalize(pem: string): string {
   return pem.replace(/\s+/g, '');
 }

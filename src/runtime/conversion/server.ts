@@ -1,11 +1,12 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import type { Server as HttpsServer } from 'node:https';
 import { AddressInfo, Socket } from 'node:net';
+import { answerAdmissionReview } from '../../core/admission-review';
 import { answerConversionReview } from '../../core/conversion-review';
 import { AnyKind } from '../../core/kind';
 import { Logger } from '../log';
 import { TlsMaterial } from './certificates';
-import { WEBHOOK_PATH } from '../../core/webhook';
+import { VALIDATE_PATH, WEBHOOK_PATH } from '../../core/webhook';
 
 export interface ConversionServerOptions {
   readonly kinds: readonly AnyKind[];
@@ -33,7 +34,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * The conversion webhook: HTTPS on fastify (the project's HTTP library, whose `https` option
- * gives a node:https server), POST /convert answers a ConversionReview. A body that is not JSON
+ * gives a node:https server), POST /convert answers a ConversionReview, POST /validate an
+ * AdmissionReview of a kind with a `validate` hook. A body that is not JSON
  * gets a ConversionReview-shaped failure with 400, never a crash. It logs no request: a body
  * holds users' objects.
  */
@@ -58,9 +60,9 @@ export class ConversionServer {
     this.app = app;
     this.served = tls;
     // Counted from the request's arrival, before its body is read: a peer holding many slow bodies open is refused beyond the cap.
-    app.addHook('onRequest', (_request, reply, done) => {
+    app.addHook('onRequest', (request, reply, done) => {
       if (this.inFlight >= maxInFlight) {
-        void reply.code(429).header('retry-after', '1').header('connection', 'close').send(failure(`too many reviews at once (${maxInFlight}); retry shortly`));
+        void reply.code(429).header('retry-after', '1').header('connection', 'close').send(failure(request.url, `too many reviews at once (${maxInFlight}); retry shortly`));
         return;
       }
       this.inFlight++;
@@ -68,9 +70,9 @@ export class ConversionServer {
       done();
     });
     // Fastify refuses a body over bodyLimit by its Content-Length before reading it, or stops reading at the limit: 413, in the review's words.
-    app.setErrorHandler((err: { statusCode?: number; message: string }, _request, reply) => {
+    app.setErrorHandler((err: { statusCode?: number; message: string }, request, reply) => {
       const status = err.statusCode ?? 500;
-      void reply.code(status).send(failure(status === 413 ? `the body is larger than ${bodyLimit} bytes; a list converted in a version not stored must be read in smaller pages` : err.message));
+      void reply.code(status).send(failure(request.url, status === 413 ? `the body is larger than ${bodyLimit} bytes; a list converted in a version not stored must be read in smaller pages` : err.message));
     });
     // The bytes are parsed here, once, and dropped: neither they nor the text are held with the parsed review; bad JSON is answered in the review's own words.
     app.removeAllContentTypeParsers();
@@ -78,20 +80,24 @@ export class ConversionServer {
       try {
         done(null, { review: JSON.parse((body as Buffer).toString('utf8')) as unknown });
       } catch (err) {
-        done(null, { invalid: `the body is not JSON (${(err as Error).message}); expected a ConversionReview of apiextensions.k8s.io/v1` });
+        done(null, { invalid: `the body is not JSON (${(err as Error).message})` });
       }
     });
-    app.post(WEBHOOK_PATH, async (request, reply) => {
-      const body = (request.body ?? { invalid: 'the body is empty; expected a ConversionReview of apiextensions.k8s.io/v1' }) as { review?: unknown; invalid?: string };
-      if (body.invalid !== undefined) return reply.code(400).send(failure(body.invalid));
-      try {
-        return answerConversionReview(this.options.kinds, body.review);
-      } catch (err) {
-        // answerConversionReview throws for nothing a request may hold; a bug must still not take the process down.
-        this.log.error('conversion failed unexpectedly', { error: err as Error });
-        return reply.code(500).send(failure(`the conversion failed unexpectedly: ${(err as Error).message}`));
-      }
-    });
+    // Conversion, and the kinds' validate hooks at admission: one server, one certificate, the same limits.
+    const serve = (path: string, review: string, answer: (kinds: readonly AnyKind[], body: unknown) => unknown) =>
+      app.post(path, async (request, reply) => {
+        const body = (request.body ?? { invalid: 'the body is empty' }) as { review?: unknown; invalid?: string };
+        if (body.invalid !== undefined) return reply.code(400).send(failure(path, `${body.invalid}; expected a${review.startsWith('A') ? 'n' : ''} ${review}`));
+        try {
+          return answer(this.options.kinds, body.review);
+        } catch (err) {
+          // The answers throw for nothing a request may hold; a bug must still not take the process down.
+          this.log.error('review failed unexpectedly', { path, error: err as Error });
+          return reply.code(500).send(failure(path, `the review failed unexpectedly: ${(err as Error).message}`));
+        }
+      });
+    serve(WEBHOOK_PATH, 'ConversionReview of apiextensions.k8s.io/v1', answerConversionReview);
+    serve(VALIDATE_PATH, 'AdmissionReview of admission.k8s.io/v1', answerAdmissionReview);
     app.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -121,6 +127,10 @@ export class ConversionServer {
   }
 }
 
-function failure(message: string) {
+/** A failure in the words of the review the path answers: an AdmissionReview on /validate, a ConversionReview elsewhere. */
+function failure(url: string, message: string) {
+  if (url.split('?')[0] === VALIDATE_PATH) {
+    return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '', allowed: false, status: { code: 400, reason: 'BadRequest', message } } };
+  }
   return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: '', convertedObjects: [], result: { status: 'Failure', message } } };
 }

@@ -5,7 +5,8 @@ import { Logger } from '../log';
 import { CertificateKeeper, CertificateOptions, TlsMaterial } from './certificates';
 import { CertManagerSecret } from './cert-manager';
 import { CaInjector } from './inject';
-import { versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE } from '../../core/webhook';
+import { ValidationCaInjector } from './inject-validation';
+import { validatedKinds, versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE } from '../../core/webhook';
 import { OperatorNames } from '../../core/identity';
 import { ConversionServer } from './server';
 
@@ -47,6 +48,8 @@ export class ConversionWebhook {
   private readonly source: CertificateSource;
   /** None with cert-manager: its cainjector owns caBundle. */
   private readonly injector?: CaInjector;
+  /** The ValidatingWebhookConfiguration's, when a kind has a `validate` hook (none with cert-manager either). */
+  private readonly validationInjector?: ValidationCaInjector;
   readonly crdNames: readonly string[];
   private readonly server: ConversionServer;
   private stopping = false;
@@ -69,11 +72,12 @@ export class ConversionWebhook {
       this.source = new CertManagerSecret(rest, { namespace, secretName: options.secretName ?? options.operator.certManager.secretName, certificateName: options.operator.certManager.certificate, checkIntervalMs: timing?.checkIntervalMs }, log);
     } else {
       const injector = (this.injector = new CaInjector(rest, this.crdNames, options.url, log, options.operator.caInjector));
+      const validation = (this.validationInjector = validatedKinds(options.kinds).length ? new ValidationCaInjector(rest, options.url, log, options.operator) : undefined);
       this.source = new CertificateKeeper(
         rest,
         { namespace: options.namespace, operator: options.operator, secretName: options.secretName ?? options.operator.webhookSecret, serviceName: options.serviceName ?? WEBHOOK_SERVICE, ...options.timing },
         log,
-        (ca) => injector.trusts(ca),
+        async (ca) => (await injector.trusts(ca)) && ((await validation?.trusts(ca)) ?? true),
       );
     }
     this.server = new ConversionServer({ kinds: options.kinds, port: options.port, host: options.host }, log);
@@ -89,10 +93,10 @@ export class ConversionWebhook {
         const tls = await this.source.sync();
         this.port ??= await this.server.start(tls);
         this.server.use(tls);
-        await this.injector?.inject(tls.caBundle);
+        await this.inject(tls.caBundle);
         this.ready = true;
         const certificates = this.options.certificates ?? 'self';
-        this.log.info('conversion webhook serving', { port: this.port, crds: this.crdNames, certificates, ...(this.options.url ? { url: this.options.url } : {}) });
+        this.log.info('conversion webhook serving', { port: this.port, crds: this.crdNames, validates: validatedKinds(this.options.kinds).map((kind) => kind.plural), certificates, ...(this.options.url ? { url: this.options.url } : {}) });
         this.schedule();
         return true;
       } catch (err) {
@@ -112,6 +116,11 @@ export class ConversionWebhook {
     this.ready = false;
   }
 
+  private async inject(caBundle: string): Promise<void> {
+    await this.injector?.inject(caBundle);
+    await this.validationInjector?.inject(caBundle);
+  }
+
   private schedule(): void {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
@@ -124,7 +133,7 @@ export class ConversionWebhook {
       const tls = await this.source.sync();
       if (this.stopping) return;
       this.server.use(tls);
-      await this.injector?.inject(tls.caBundle);
+      await this.inject(tls.caBundle);
     } catch (err) {
       // What is served stays valid for a third of its life: retry at the next check.
       this.log.warn('conversion webhook: could not renew or inject; retrying at the next check', { error: err as Error });
