@@ -47,3 +47,8 @@ export function shardMetadata<T extends KubeJson>(object: T): T {
   const metadata = { name, resourceVersion, labels: kept, ...(namespace ? { namespace } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}) };
   return { apiVersion: object.apiVersion, kind: object.kind, metadata } as T;
 }
+
+/** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica. */
+export function shardFieldManager(shard: string): string {
+  return `cdk8s-operators-shard-${shard}`;
+}
