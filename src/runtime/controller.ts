@@ -13,7 +13,7 @@ import { Metrics } from './metrics';
 import { ObjectMetrics } from './object-metrics';
 import { WorkQueue } from './queue';
 import { itemKey, parseItemKey } from './queue-item';
-import { WatchRestarts } from './watches';
+import { WatchRestarts } from './watch-restarts';
 import { runWorker } from './workers';
 import type { Shard } from './sharding/shard';
 import type { Sharder } from './sharding/sharder';
