@@ -1,9 +1,6 @@
-import { isChildCollection } from '../core/child-policy';
-import { whyNotNamespaced } from '../core/namespaced';
 import { crdName, isExtraIdentity } from '../core/groups';
 import { AnyKind, apiVersionOf, Clock } from '../core/kind';
-import { childLabels, MANAGED_BY_LABEL, OWNER_KIND_LABEL, ownerKindLabel, labelValue, PRODUCT } from '../core/names';
-import { optedIn } from '../core/secret-copy';
+import { childLabels } from '../core/names';
 import { resourcePath } from '../kube/paths';
 import { ObjectClient, objectKey } from '../kube/objects';
 import { KubeRest } from '../kube/rest';
@@ -19,6 +16,7 @@ import { ServerRewrites } from './rewrites';
 import { holdsOwnFinalizer } from './finalizer';
 import { observedOnce } from './status';
 import { KindWatches } from './watches';
+import { watchKindCollections } from './kind-collections';
 import { WatchRestarts } from './watch-restarts';
 import { WriteBudget } from './write-budget';
 import { isDraining, labelsOf, SHARD_LABEL, shardFieldManager } from './sharding/labels';
@@ -114,7 +112,8 @@ export class KindServer {
 
   /** Resolves the collections the kind watches, then starts every watch; returns once they run. */
   async start(): Promise<void> {
-    await this.watchCollections();
+    const { objects, namespaces, options, sharding } = this.settings;
+    await watchKindCollections(this.kind, this.watches, { objects, namespaces, options, shardSelector: sharding?.shard.selector });
     for (const informer of this.owners) informer.start();
     this.watches.start();
     this.log.info('serving', { children: [...this.watches.children.keys()] });
@@ -202,32 +201,6 @@ export class KindServer {
     // reaches it, so that all the owners moving at once share one look at the other shards' children.
     if (shard && type === 'added' && informer.hasSynced) this.takeOver(object).catch(() => undefined);
     if (type !== 'updated' || needsReconcile(object, previous)) this.settings.queue.add(item);
-  }
-
-  /**
-   * The kind's children (label-selected, where it may list and watch them) and the collections it
-   * reads: for a kind that can be served so, in the namespaces served only (--namespace), each
-   * watched on its own, so that Roles there are all the controller needs; else everywhere.
-   */
-  private async watchCollections(): Promise<void> {
-    const { kind, settings } = this;
-    const served = whyNotNamespaced(kind) ? [] : settings.namespaces;
-    const shard = settings.sharding?.shard;
-    const selector = `${MANAGED_BY_LABEL}=${PRODUCT},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shard ? `,${shard.selector}` : ''}`;
-    for (const permission of kind.manages) {
-      if (!isChildCollection(permission) || !optedIn(permission.optIn, settings.options)) continue;
-      for (const name of permission.resources) {
-        const collection = await settings.objects.discovery.resolve(permission.apiGroup, name);
-        if (collection?.namespaced) this.watches.addChildren(collection, selector, permission.namespace ? [permission.namespace] : served);
-      }
-    }
-    for (const watch of kind.controller?.watches ?? []) {
-      if (!optedIn(watch.optIn, settings.options)) continue;
-      const collection = await settings.objects.discovery.resolve(watch.apiGroup, watch.resource);
-      if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
-      if (watch.queries) this.watches.addQueried(collection, watch.metadataOnly);
-      else this.watches.addWhole(collection, watch.metadataOnly, served);
-    }
   }
 }
 
