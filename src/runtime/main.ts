@@ -183,18 +183,21 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const onSignal = (signal: NodeJS.Signals) => void shutdown(0, signal);
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  try {
-    await manager.start();
-  } catch (err) {
-    // A server that cannot start (its port taken, say) ends the command: what started before it stops.
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    await manager.stop();
-    throw err;
-  }
-  // Without an election this replica acts at once.
-  if (!options['leader-election']) await manager.lead();
-  return exited;
+  const started = (async () => {
+    try {
+      await manager.start();
+    } catch (err) {
+      // A server that cannot start (its port taken, say) ends the command: what started before it stops.
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      await manager.stop();
+      throw err;
+    }
+    // Without an election this replica acts at once.
+    if (!options['leader-election']) await manager.lead();
+  })();
+  // A stop may come while a start still waits (for shard membership, say), which then never ends.
+  return Promise.race([exited, started.then(() => exited)]);
 }
 
 /** HTTPS with a certificate made at start, every scrape reviewed by the API server (docs/security.md#metrics). */
