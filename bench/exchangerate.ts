@@ -15,7 +15,7 @@ import { KubeObject, ObjectClient } from '../src/kube/objects';
 import { KubeError, KubeRest } from '../src/kube/rest';
 import { UserError } from '../src/core/errors';
 import { OptionSpec } from '../src/runtime/config';
-import { engineOptions } from '../src/runtime/main';
+import { engineOptions } from '../src/runtime/controller-options';
 import { ControlPlaneState, startControlPlane, stopControlPlane } from '../test/controlplane/controlplane';
 import { FakeRateProvider, startRateProvider } from '../test/support/rate-provider';
 import { ControllerProcess, startController } from '../test/support/controller-process';

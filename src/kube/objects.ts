@@ -68,6 +68,24 @@ export class ObjectClient {
     return this.rest.request<T | undefined>('GET', await this.discovery.objectPath(object), { notFoundAsUndefined: true });
   }
 
+  /**
+   * A JSON merge patch of the object's metadata (e.g. its finalizers). The object's
+   * resourceVersion goes with it, so the patch fails (409) rather than overwrite a list someone
+   * changed meanwhile.
+   */
+  async patchMetadata<T extends KubeObject>(object: KubeObject, metadata: Record<string, unknown>, options: { fieldManager?: string } = {}): Promise<T> {
+    return this.mergePatch<T>(await this.discovery.objectPath(object), { metadata: { ...metadata, resourceVersion: object.metadata.resourceVersion } }, options.fieldManager);
+  }
+
+  /** A JSON merge patch of the object's status subresource: only the fields given change. */
+  async patchStatus<T extends KubeObject>(object: KubeObject, status: Record<string, unknown>, options: { fieldManager?: string } = {}): Promise<T> {
+    return this.mergePatch<T>(`${await this.discovery.objectPath(object)}/status`, { status }, options.fieldManager);
+  }
+
+  private mergePatch<T>(path: string, body: object, fieldManager: string | undefined): Promise<T> {
+    return this.rest.request<T>('PATCH', path, { body, contentType: 'application/merge-patch+json', query: { fieldManager: fieldManager ?? this.fieldManager } });
+  }
+
   async delete(object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): Promise<void> {
     await this.rest.request('DELETE', await this.discovery.objectPath(object), { body: { propagationPolicy: 'Background' } });
   }

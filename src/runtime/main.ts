@@ -2,95 +2,29 @@ import { hostname } from 'node:os';
 import { UserError } from '../core/errors';
 import { checkWithoutExtraGroups } from '../core/groups';
 import { AnyKind } from '../core/kind';
-import { SECRET_COPY } from '../core/secret-copy';
 import { loadKubeConnection } from '../kube/kubeconfig';
 import { KubeRest } from '../kube/rest';
-import { commandOptions, KUBECONFIG_OPTION, OptionSpec, OptionValues } from './config';
+import { commandOptions, OptionValues } from './config';
+import { controllerOptions } from './controller-options';
 import { Controller } from './controller';
+import { Manager } from './manager';
 import { HealthServer } from './http';
 import { MetricsServer } from './metrics-server';
-import { METRICS_PATH, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { METRICS_PATH, METRICS_SERVICE } from '../core/metrics-endpoint';
 import { checkOperatorIdentity, OperatorIdentity, OperatorNames, operatorNames } from '../core/identity';
 import { CertManagerSecret } from './conversion/cert-manager';
 import { MetricsCertificate } from './metrics-certificate';
 import { LeaderElector } from './leader';
-import { createLogger, LOG_LEVEL_OPTION, Logger, LogLevel } from './log';
+import { createLogger, Logger, LogLevel } from './log';
 import { Metrics, processMetrics } from './metrics';
 import { FencedRest } from './write-fence';
 import { hasVersions } from '../core/versions';
 import type { ConversionWebhook } from './conversion/webhook';
 import { keepMigratingStoredVersions } from './conversion/migrate';
-import { needsWebhook, serviceDnsNames, WEBHOOK_CERTIFICATES, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
+import { needsWebhook, serviceDnsNames, WEBHOOK_PORT, WebhookCertificates } from '../core/webhook';
 import { MetricsAuthorizer } from './metrics-auth';
 import { Sharding } from './sharding/setup';
 import { checkNamespaced, checkNamespaceNames, NAMESPACED_RBAC, namespacedKinds } from '../core/namespaced';
-
-/**
- * The engine's own options, their defaults the app's operator identity (src/product.ts for this
- * repository's); each kind adds its own (see KindController.options).
- */
-export function engineOptions(identity: OperatorIdentity): OptionSpec[] {
-  return [
-  KUBECONFIG_OPTION,
-  {
-    name: 'operator-name',
-    type: 'string',
-    default: identity.name,
-    description: 'Whose controller this is (OperatorIdentity.name): its leader Lease, webhook Secret, field managers and metric names derive from it, so two operators on one cluster share none of them.',
-  },
-  { name: 'kinds', type: 'list', description: 'Serve only these kinds (plural names, e.g. exchangerates,guitars); all by default.' },
-  { name: 'without-extra-groups', type: 'list', description: 'Do not serve these extra groups of kinds (CRD names, e.g. copyrators.flant.com); every group is served by default.' },
-  { name: 'namespace', type: 'list', description: 'Serve only objects in these namespaces; all by default. A kind that can be served so (docs/install.md#namespaced-install) has its children watched there only, too.' },
-  {
-    name: NAMESPACED_RBAC,
-    type: 'boolean',
-    default: 'false',
-    description: 'The install\u2019s RBAC is Roles in the --namespace namespaces only (synth\u2019s --watch-namespaces): serve only kinds that can be served so (without --kinds, those; one named in --kinds that cannot stops the start), and migrate no stored versions.',
-  },
-  { name: 'workers', type: 'integer', default: '4', description: 'Reconciles that may run at once (never two for one object).' },
-  { name: 'resync-period', type: 'duration', default: '10m', description: 'Reconcile every object again after this long although nothing changed.' },
-  { name: 'leader-election', type: 'boolean', default: 'true', description: 'Act only while holding the leader Lease, so that one of several replicas acts.' },
-  { name: 'leader-election-namespace', type: 'string', default: identity.namespace, description: 'The controller\u2019s own namespace: its leader Lease, and the conversion webhook\u2019s Secret and Service.' },
-  { name: 'leader-election-lease', type: 'string', description: 'Name of the leader Lease; <operator-name>-leader by default.' },
-  { name: 'sharding', type: 'boolean', default: 'false', description: 'Share the objects among all replicas: each holds a Lease of its own and serves only the objects the leader labels for it (needs --leader-election).' },
-  { name: 'http-port', type: 'integer', min: 0, default: '8080', description: 'Port of /healthz and /readyz (plain HTTP, no data); 0 picks a free one.' },
-  { name: 'metrics-port', type: 'integer', min: 0, default: String(METRICS_PORT), description: 'Port of /metrics; 0 picks a free one.' },
-  {
-    name: 'metrics-secure',
-    type: 'boolean',
-    default: 'true',
-    description: 'Serve /metrics over HTTPS (a self-signed certificate) to callers whose bearer token the API server accepts and whose user may get /metrics (the metrics-reader ClusterRole); false serves plain HTTP to anyone, for local development only.',
-  },
-  {
-    name: 'metrics-certificates',
-    type: 'string',
-    default: 'self',
-    choices: WEBHOOK_CERTIFICATES,
-    description: `Who makes the HTTPS certificate of /metrics: self (self-signed at each start; scrapers cannot verify it) or cert-manager (the Secret <operator-name>-metrics-tls its Certificate writes in --leader-election-namespace, re-read every minute; scrapers verify it by its ca.crt).`,
-  },
-  {
-    name: 'conversion-webhook',
-    type: 'boolean',
-    description: 'Serve the conversion webhook of every installed kind with several versions or a validate hook (and inject its CA into their CRDs and the ValidatingWebhookConfiguration): true always (the install says so), false never (another process serves it); unset, only when a kind this controller serves has several versions or a validate hook.',
-  },
-  { name: 'webhook-port', type: 'integer', min: 0, default: String(WEBHOOK_PORT), description: 'HTTPS port of the conversion webhook (POST /convert); 0 picks a free one.' },
-  { name: 'webhook-host', type: 'string', default: '0.0.0.0', description: 'Address the conversion webhook listens on.' },
-  {
-    name: 'webhook-certificates',
-    type: 'string',
-    default: 'self',
-    choices: WEBHOOK_CERTIFICATES,
-    description: 'Who makes the conversion webhook\u2019s certificate: self (its own CA in a Secret, injected into the CRDs) or cert-manager (it serves the Secret cert-manager writes, whose cainjector fills the CRDs\u2019 caBundle).',
-  },
-  { name: 'webhook-url', type: 'string', description: 'Local mode: the URL the API server posts ConversionReviews to (e.g. https://127.0.0.1:9443/convert), set in the CRDs instead of the Service.' },
-  LOG_LEVEL_OPTION,
-  { name: SECRET_COPY.controllerOption, type: 'boolean', default: 'false', description: 'Manage Secrets where a kind offers it (CopyratorRule ruleType secret); the install must grant the access.' },
-  ];
-}
-
-export function controllerOptions(kinds: readonly AnyKind[], identity: OperatorIdentity): OptionSpec[] {
-  return [...engineOptions(identity), ...kinds.flatMap((k) => k.controller?.options ?? [])];
-}
 
 /** `<operator> controller`: runs until SIGTERM or SIGINT, then stops gracefully; `operator` is the app's identity, which the flags may rename. */
 export async function runController(args: string[], env: NodeJS.ProcessEnv, allKinds: readonly AnyKind[], out: (text: string) => void, operator: OperatorIdentity): Promise<number> {
@@ -135,7 +69,6 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   const leaderLease = (options['leader-election-lease'] as string | undefined) ?? names.leaderLease;
   let sharding: Sharding | undefined;
   let elector: LeaderElector | undefined;
-  let stopping = false;
   let lostLease = false;
   // Reconciles write only while this replica holds its Lease (the leader's, or sharded its membership):
   // one still running after it lost it cannot write beside the next, even if it won its own Lease back meanwhile.
@@ -159,95 +92,117 @@ export async function runController(args: string[], env: NodeJS.ProcessEnv, allK
   // Every replica, leader or not, serves conversion: the API server may send a review to any.
   const ready = () => (!webhook || webhook.ready) && (elector && !elector.isLeader() ? true : controller.synced);
   const http = new HealthServer({ port: options['http-port'] as number, ready });
-  const port = await http.start();
   const metricsServer = new MetricsServer({ port: options['metrics-port'] as number, metrics, processMetrics: processMetrics(), secure: options['metrics-secure'] ? await secureMetrics(rest, leaseNamespace) : undefined });
-  const metricsPort = await metricsServer.start();
   const metricsCertificate = metricsCertificateFrom(options, names, rest, leaseNamespace, metricsServer, log);
-  await metricsCertificate?.start();
-  log.info('controller starting', { identity, httpPort: port, metricsPort, metricsSecure: options['metrics-secure'], kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false });
 
-  return new Promise<number>((resolve) => {
-    // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
-    const migration = new AbortController();
-    // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
-    // Namespaced, it may not list every namespace's objects: a cluster-wide install (or the cluster's own migration) does it.
-    const migrateStorage = () => {
-      if (!namespacedRbac) void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, fieldManager: names.storageMigrationManager, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal });
-    };
-    const shutdown = async (code: number, why: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info('stopping', { why });
-      migration.abort();
-      await controller.stop();
-      sharding?.stopLeading();
-      await elector?.stop();
-      // After the work stopped: the released Lease lets the leader hand this replica's objects on at once.
-      await sharding?.stop();
-      // Last: the informers read through conversion until they stop.
-      await webhook?.stop();
-      metricsCertificate?.stop();
-      await metricsServer.stop();
-      await http.stop();
-      resolve(code);
-    };
-    process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
-    process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
+  const manager = new Manager();
+  let exit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (exit = resolve));
+  const shutdown = async (code: number, why: string) => {
+    if (manager.stopping) return;
+    log.info('stopping', { why });
+    await manager.stop();
+    exit(code);
+  };
+  // Lost, the Lease's work stops: caches and queues of a former holder may be stale, so this replica exits and a fresh one takes over.
+  const lost = (why: string) => () => {
+    lostLease = true;
+    void shutdown(manager.stopping ? 0 : 1, why);
+  };
+  let port = 0;
+  let metricsPort = 0;
+  manager.add({ name: 'health', needsLeader: false, start: async () => void (port = await http.start()), stop: () => http.stop() });
+  manager.add({ name: 'metrics', needsLeader: false, start: async () => void (metricsPort = await metricsServer.start()), stop: () => metricsServer.stop() });
+  if (metricsCertificate) manager.add({ name: 'metrics-certificate', needsLeader: false, start: () => metricsCertificate.start(), stop: () => metricsCertificate.stop() });
+  // Said once the ports are known (a scraper's set-up reads the metrics port here).
+  manager.add({
+    name: 'announce',
+    needsLeader: false,
+    start: () => log.info('controller starting', { identity, httpPort: port, metricsPort, metricsSecure: options['metrics-secure'], kinds: kinds.map((k) => k.plural), withoutExtraGroups, leaderElection: options['leader-election'], sharding: sharding?.shard.name ?? false, conversionWebhook: webhook ? webhook.crdNames : false }),
+  });
+  if (webhook) {
     // The informers of a kind with several versions list its hub version, which the API server
-    // converts with the webhook: that waits for it. Kinds of one version do not (the webhook goes on
-    // retrying meanwhile, e.g. while its namespace does not exist yet).
+    // converts with the webhook: what starts after waits for it. Kinds of one version do not (the
+    // webhook goes on retrying meanwhile, e.g. while its namespace does not exist yet). Stopped
+    // last but the servers: the informers read through conversion until they stop.
     const readsConvertedVersions = kinds.some(hasVersions);
-    const startAfterWebhook = async () => {
-      if (webhook && readsConvertedVersions) {
-        if (!(await webhook.start())) return;
-      } else void webhook?.start();
-      if (options['leader-election']) {
+    const start = async () => {
+      if (readsConvertedVersions) await webhook.start();
+      else void webhook.start();
+    };
+    manager.add({ name: 'conversion-webhook', needsLeader: false, start, stop: () => webhook.stop() });
+  }
+  // A sharded replica works on its shard once its membership Lease is held; stopped after the work,
+  // its released Lease lets the leader hand this replica's objects on at once.
+  if (sharding) {
+    const member = sharding;
+    manager.add({ name: 'shard-membership', needsLeader: false, start: () => new Promise<void>((joined) => member.join({ onStartedLeading: () => joined(), onStoppedLeading: lost('lost shard membership') })), stop: () => member.stop() });
+  }
+  if (options['leader-election']) {
+    manager.add({
+      name: 'leader-election',
+      needsLeader: false,
+      start: () => {
         // client-go's leader gauge: 1 on the replica that leads, 0 on those that stand by.
         const leading = metrics.gauge('leader_election_master_status', "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", ['name']);
         const lease = { name: leaderLease };
         leading.set(lease, 0);
         elector = new LeaderElector(rest, { namespace: leaseNamespace, leaseName: leaderLease, identity }, log);
-        const elect = () =>
-          elector!.run({
-            onStartedLeading: () => {
-              // A replica that lost its Lease exits; until it has, it may win its own Lease back (no one
-              // took it yet), but it must not start work again on the caches it is leaving.
-              if (stopping) return;
-              leading.set(lease, 1);
-              log.info('leading');
-              // Sharded, every member reconciles its shard already; the leader assigns the shards besides.
-              if (sharding) sharding.lead();
-              else controller.start();
-              migrateStorage();
-            },
-            // Caches and queues of a former leader may be stale: exit, and let a fresh replica take over.
-            onStoppedLeading: () => {
-              lostLease = true;
-              leading.set(lease, 0);
-              void shutdown(stopping ? 0 : 1, 'lost leadership');
-            },
-          });
-        // A sharded replica works on its shard once its membership Lease is held, and competes for leadership too.
-        if (sharding) {
-          sharding.join({
-            onStartedLeading: () => {
-              if (stopping) return;
-              controller.start();
-              elect();
-            },
-            onStoppedLeading: () => {
-              lostLease = true;
-              void shutdown(stopping ? 0 : 1, 'lost shard membership');
-            },
-          });
-        } else elect();
-      } else {
-        controller.start();
-        migrateStorage();
-      }
-    };
-    void startAfterWebhook();
-  });
+        elector.run({
+          onStartedLeading: () => {
+            // A replica that lost its Lease exits; until it has, it may win its own Lease back (no one
+            // took it yet), but it must not start work again on the caches it is leaving.
+            if (manager.stopping) return;
+            leading.set(lease, 1);
+            log.info('leading');
+            void manager.lead();
+          },
+          onStoppedLeading: () => {
+            leading.set(lease, 0);
+            lost('lost leadership')();
+          },
+        });
+      },
+      stop: () => elector?.stop(),
+    });
+  }
+  // Sharded, every member reconciles its shard; the leader assigns the shards besides.
+  manager.add({ name: 'controller', needsLeader: !sharding, start: () => controller.start(), stop: () => controller.stop() });
+  if (sharding) {
+    const leader = sharding;
+    manager.add({ name: 'sharder', needsLeader: true, start: () => leader.lead(), stop: () => leader.stopLeading() });
+  }
+  // The leader rewrites objects stored in an older version once, in the background (docs/operating.md#stored-versions).
+  // Every installed kind's, as the webhook converts them all, not only those this controller reconciles.
+  // Namespaced, it may not list every namespace's objects: a cluster-wide install (or the cluster's own migration) does it.
+  if (!namespacedRbac) {
+    const migration = new AbortController();
+    manager.add({
+      name: 'storage-migration',
+      needsLeader: true,
+      start: () => void keepMigratingStoredVersions(rest, { kinds: allKinds, withoutExtraGroups, fieldManager: names.storageMigrationManager, log: log.child({ component: 'storage-migration' }), metrics, signal: migration.signal }),
+      stop: () => migration.abort(),
+    });
+  }
+
+  const onSignal = (signal: NodeJS.Signals) => void shutdown(0, signal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  const started = (async () => {
+    try {
+      await manager.start();
+    } catch (err) {
+      // A server that cannot start (its port taken, say) ends the command: what started before it stops.
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      await manager.stop();
+      throw err;
+    }
+    // Without an election this replica acts at once.
+    if (!options['leader-election']) await manager.lead();
+  })();
+  // A stop may come while a start still waits (for shard membership, say), which then never ends.
+  return Promise.race([exited, started.then(() => exited)]);
 }
 
 /** HTTPS with a certificate made at start, every scrape reviewed by the API server (docs/security.md#metrics). */
@@ -268,8 +223,8 @@ function metricsCertificateFrom(options: OptionValues, names: OperatorNames, res
 
 /**
  * The conversion webhook of every installed kind with several versions or a `validate` hook
- * (`allKinds`, served here or not), when asked (--conversion-webhook=true, as the install runs it) or, unasked, when a kind
- * this controller serves has several versions: a controller of kinds with one version alone
+ * (`allKinds`, served here or not), when asked (--conversion-webhook=true, as the install runs it)
+ * or, unasked, when a kind this controller serves has several versions or a `validate` hook: a controller of kinds with one version alone
  * (--kinds exchangerates) writes no webhook Secret into a namespace that may not exist.
  */
 function conversionWebhook(rest: KubeRest, options: OptionValues, names: OperatorNames, allKinds: readonly AnyKind[], served: readonly AnyKind[], withoutExtraGroups: readonly string[], log: Logger): ConversionWebhook | undefined {

@@ -1,5 +1,5 @@
 import { keptOnDelete } from '../core/child-policy';
-import { KubeJson } from '../core/kind';
+import { AnyKind, KubeJson } from '../core/kind';
 import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
 import { objectKey } from '../kube/objects';
 
@@ -51,4 +51,15 @@ export function controlledByAnother(ownerUid: string | undefined, live: Pick<Kub
  */
 export function prunable(ownerLabels: Readonly<Record<string, string>>, ownerUid: string | undefined, live: Pick<KubeJson, 'metadata'>): boolean {
   return claims(ownerLabels, live) && !controlledByAnother(ownerUid, live) && !keptOnDelete(live);
+}
+
+/** The owner of a child: its controller reference (of this group), or (across namespaces, where there is none) its labels. */
+export function ownerOf(kind: AnyKind, child: Child): { namespace?: string; name: string } | undefined {
+  const refs = (child.metadata.ownerReferences ?? []) as { apiVersion: string; kind: string; name: string; controller?: boolean }[];
+  const ref = refs.find((r) => r.controller && r.kind === kind.kind && r.apiVersion.split('/')[0] === kind.group);
+  const labels = (child.metadata.labels ?? {}) as Record<string, string>;
+  const name = ref?.name ?? labels[OWNER_NAME_LABEL];
+  if (!name) return undefined;
+  if (kind.scope !== 'Namespaced') return { name };
+  return { namespace: ref ? child.metadata.namespace : labels[OWNER_NAMESPACE_LABEL], name };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { shardFieldManager } from '../../src/runtime/reconciler';
+import { shardFieldManager } from '../../src/runtime/sharding/labels';
 import { DRAIN_LABEL, SHARD_LABEL } from '../../src/runtime/sharding/labels';
 import { shardName } from '../../src/runtime/sharding/members';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';

@@ -48,3 +48,8 @@ export function shardMetadata<T extends KubeJson>(object: T): T {
   const metadata = { name, resourceVersion, labels: kept, ...(namespace ? { namespace } : {}), ...(deletionTimestamp ? { deletionTimestamp } : {}) };
   return { apiVersion: object.apiVersion, kind: object.kind, metadata } as T;
 }
+
+/** The field manager of a sharded replica's own writes to an owner (status, finalizers), so a write can be told apart by replica: the operator's, per shard. */
+export function shardFieldManager(fieldManager: string, shard: string): string {
+  return `${fieldManager}-shard-${shard}`;
+}

@@ -1,9 +1,9 @@
 import type { KubeJson } from '../../core/kube-json';
-import { objectKey } from '../../kube/objects';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Informer } from '../informer';
 import { mapLimited } from '../limit';
 import { Logger } from '../log';
+import { cacheKey, itemKey, parseItemKey, queueItem } from '../queue-item';
 import { Rendezvous } from './hash';
 import { DRAIN_LABEL, labelsOf, RELABEL_WRITES_IN_FLIGHT, SHARD_LABEL, shardMetadata } from './labels';
 import { ShardMetrics } from './metrics';
@@ -71,7 +71,7 @@ export class Sharder {
 
   private mark(group: string, object: KubeJson): void {
     if (!this.leading) return;
-    this.dirty.add(`${group}|${objectKey(object)}`);
+    this.dirty.add(itemKey(queueItem(group, object.metadata)));
     void this.pump();
   }
 
@@ -91,7 +91,9 @@ export class Sharder {
 
   /** What one object needs: a label, a drain mark, or nothing. */
   private async assign(item: string): Promise<void> {
-    const [group, key] = item.split('|');
+    // The item's key is what the ring hashes: the same for an object on every replica.
+    const { group, ...name } = parseItemKey(item);
+    const key = cacheKey(name);
     const entry = this.collections.get(group);
     const object = entry?.informers.map((i) => i.cache.get(key)).find((o) => o);
     if (!entry || !object || object.metadata.deletionTimestamp) return;
