@@ -131,7 +131,8 @@ describe('npm run synth with a team\u2019s resources', () => {
 
     writeFileSync(join(instances, 'rates.yaml'), er('usd', '{currency: USD, base: GBP}'));
     expect(synth('--instances', instances, '--output', out).code).toBe(0);
-    expect(readFileSync(join(out, 'preview', 'team-a', 'exchangerates.usd.yaml'), 'utf8')).toBe(before.replace('base: EUR', 'base: GBP'));
+    // The sampled rate follows the pair too.
+    expect(readFileSync(join(out, 'preview', 'team-a', 'exchangerates.usd.yaml'), 'utf8')).toBe(before.replace('base: EUR', 'base: GBP').replace('rate: "1.04"', 'rate: "1.253"'));
     expect(existsSync(join(out, 'preview', 'team-a', 'exchangerates.chf.yaml'))).toBe(false);
     expect(kindsIn(join(out, '2-instances.k8s.yaml'))).toEqual(['ExchangeRate/usd']);
   });
