@@ -25,8 +25,12 @@ describe('dist/ on a real API server', () => {
   beforeAll(async () => {
     await installCrds(objects);
     // A dry run persists nothing, so namespaced objects need their namespaces to exist for real:
-    // those dist/ declares (the operator's, and the team's in 2-instances.k8s.yaml) are all they need.
-    for (const file of distFiles) for (const ns of loadYaml(join(DIST, file)).filter((o) => o.kind === 'Namespace')) await objects.apply(ns);
+    // those dist/ declares (the operator's, and the team's in 2-instances.k8s.yaml).
+    const declared = distFiles.flatMap((file) => loadYaml(join(DIST, file)).filter((o) => o.kind === 'Namespace'));
+    for (const ns of declared) await objects.apply(ns);
+    // And those only a preview names: a CopyratorRule's sampled copies go into another team's namespace.
+    const previewed = new Set(previewFiles.flatMap((file) => loadYaml(join(DIST, file)).flatMap((o) => o.metadata.namespace ?? [])));
+    for (const name of previewed) if (!declared.some((ns) => ns.metadata.name === name)) await objects.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as KubeObject);
   });
 
   it.each([...distFiles, ...previewFiles, ...helmTemplates])('accepts every object of %s in a server-side dry-run apply', async (file) => {

@@ -3,7 +3,8 @@ import { Construct } from 'constructs';
 import { AnyKind, CustomResource } from '../../src/core/kind';
 import { checkDeclared, scratchChart } from '../../src/gitops/instances';
 import { previewNotes } from '../../src/gitops/preview-notes';
-import { previews } from '../../src/main';
+import { KINDS } from '../../src/kinds';
+import { exampleInstances, previews } from '../../src/main';
 import { defineTestKind, TestSpec } from '../support/test-kind';
 
 // synth's previews of a kind whose children come from an observation: rendered with the sample
@@ -42,4 +43,14 @@ it('says, once per kind, that a kind with an observer and no sample observation 
     'Unsampled has an observer but declares no sampleObservation: the preview of its 2 resources (preview/ of the output) is rendered without an observation, and may lack children the controller makes (docs/adding-a-kind.md#previews-of-kinds-that-observe)',
   ]);
   expect(previews(instances).get('team-a/unobservings.c.yaml')).not.toMatch(/^#/);
+});
+
+describe('the product\u2019s kinds', () => {
+  const examples = exampleInstances(KINDS);
+
+  it('each with an observer declares a sample observation, so synth has no preview to warn of', () => {
+    expect(KINDS.filter((kind) => kind.controller?.observer && !kind.controller.sampleObservation).map((kind) => kind.kind)).toEqual([]);
+    expect(previewNotes(examples)).toEqual([]);
+    expect(examples.filter((example) => example.kind.controller?.observer).every((example) => example.sampled)).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import { eventually } from '../support/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
 import { KINDS_WITH_EXAMPLES } from '../support/kinds';
 import { loadYaml } from '../support/manifests';
+import { worldOfSampledCopies } from '../support/sampled-copies';
 import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { cleanUpAbandonedSandboxes, IMAGE_UID, PodSandbox, SERVICE_ACCOUNT_DIR } from '../support/pod-sandbox';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
@@ -298,6 +299,8 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
     const files = (readdirSync(join(DIST, 'preview'), { recursive: true }) as string[]).filter((f) => f.endsWith('.yaml'));
     const children = files.flatMap((f) => loadYaml(join(DIST, 'preview', f)));
     expect(children.length).toBeGreaterThan(0);
+    // The example CopyratorRule's preview shows the copies of its sample observation: given their sources, the controller makes them.
+    for (const object of worldOfSampledCopies(children)) await objects.apply(object);
     for (const child of children) {
       await eventually(`${child.kind} ${child.metadata.namespace ?? ''}/${child.metadata.name}; controller log: ${controllerLog()}`, () => objects.get(child).then(() => true));
     }

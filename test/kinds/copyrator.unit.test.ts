@@ -1,5 +1,5 @@
 import { validateResource } from '../../src/core/kind';
-import { renderChildren } from '../../src/core/render';
+import { previewChildren, renderChildren } from '../../src/core/render';
 import { KubeJson } from '../../src/core/kind';
 import { convertObject } from '../../src/core/versions';
 import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION, COPIED_FROM_ANNOTATION, CopyratorSpec, CopyratorSpecV1, copyratorKind, isSealed, mayCopy, mayWriteInto, namedIn, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
@@ -37,8 +37,39 @@ describe('CopyratorRule copies', () => {
     expect(Object.keys(copy.metadata.annotations!)).toEqual([COPIED_FROM_ANNOTATION]);
   });
 
-  it('renders nothing without an observation (a synth preview cannot know the sources)', () => {
+  it('renders nothing without an observation (the render command cannot know the sources)', () => {
     expect(renderChildren(copyratorKind, rule as never)).toEqual([]);
+  });
+});
+
+describe('CopyratorRule preview (sample observation)', () => {
+  const preview = (spec: Record<string, unknown>) => {
+    const result = previewChildren(copyratorKind, { ...rule, apiVersion: 'test.com/v2', spec: { ...rule.spec, ...spec } }, { withSample: true });
+    if (!result.ok) throw new Error(result.message);
+    return result.children;
+  };
+
+  it('copies an object carrying the selector from the rule\u2019s namespace into a namespace that accepts it', () => {
+    const [copy, ...rest] = preview({});
+    expect(rest).toEqual([]);
+    expect(copy).toMatchObject({
+      kind: 'ConfigMap',
+      metadata: { name: 'sample-configmap-from-src', namespace: 'other-team', labels: { copyrator: 'true' }, annotations: { [COPIED_FROM_ANNOTATION]: 'src/sample-configmap-from-src' } },
+      data: { greeting: 'sample value' },
+    });
+  });
+
+  it('copies from each namespace the rule names into those it narrows to, as in a cluster', () => {
+    const copies = preview({ namespaces: ['a', 'b'], targetNamespaces: ['a', 't1', 't2', 'kube-system'], excludeNamespaces: ['t2'] });
+    expect(copies.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort()).toEqual(['t1/sample-configmap-from-a', 't1/sample-configmap-from-b']);
+    expect(preview({ excludeNamespaces: ['other-team'] })).toEqual([]);
+  });
+
+  it('copies a Secret without any data: a preview holds no secret value, not even a made-up one', () => {
+    const [copy, ...rest] = preview({ ruleType: 'secret' });
+    expect(rest).toEqual([]);
+    expect(copy).toMatchObject({ kind: 'Secret', type: 'Opaque', metadata: { name: 'sample-secret-from-src', namespace: 'other-team' } });
+    expect([copy.data, copy.stringData, copy.binaryData]).toEqual([undefined, undefined, undefined]);
   });
 });
 

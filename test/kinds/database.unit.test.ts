@@ -2,7 +2,7 @@ import { App, Chart } from 'cdk8s';
 import { CacheReader, CustomResource, ObserverContext, validateResource } from '../../src/core/kind';
 import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
 import { withOwner } from '../../src/core/ownership';
-import { Manifest, renderChildren } from '../../src/core/render';
+import { Manifest, previewChildren, renderChildren } from '../../src/core/render';
 import {
   CREATE_ONLY_ANNOTATION,
   databaseController,
@@ -20,6 +20,7 @@ import {
 import { DEFAULT_IMAGE } from '../../src/kinds/database/api';
 import { databaseExample } from '../../src/kinds/database/example';
 import { DATA_MOUNT, PGDATA, ROLE_LABEL } from '../../src/kinds/database/server';
+import { sampleDatabase } from '../../src/kinds/database/sample';
 import { primaryStartScript, standbyStartScript } from '../../src/kinds/database/scripts';
 import { newDatabaseTls } from '../../src/kinds/database/tls';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
@@ -68,7 +69,7 @@ const STATES: Record<string, { spec: Record<string, unknown>; observation?: Data
 };
 
 describe('Database children', () => {
-  describe('in a synth preview (no observation)', () => {
+  describe('without an observation (the render command)', () => {
     const children = render(minimal);
 
     it('are the Services, the StatefulSet, its NetworkPolicies, the init Job and the backup volume, all in the Database\u2019s namespace', () => {
@@ -88,6 +89,28 @@ describe('Database children', () => {
       expect(children.filter((c) => c.kind === 'Secret')).toEqual([]);
       // The pods already refer to it by name.
       expect(env(find(children, 'StatefulSet')).POSTGRES_PASSWORD).toEqual({ secretKeyRef: { name: 'orders-credentials', key: 'password' } });
+    });
+  });
+
+  describe('in a synth preview, with the sample observation of a Database that runs as its spec says', () => {
+    const spec = { ...minimal, tls: 'Required', backup: { schedule: '0 3 * * *' } };
+    const sample = sampleDatabase(database(spec));
+
+    it('is Ready on spec.image with every replica, and has a last backup only with a backup schedule', () => {
+      expect(databasePhase(database(spec).spec, sample)).toMatchObject({ phase: 'Ready' });
+      expect(sample).toMatchObject({ currentImage: DEFAULT_IMAGE, readyReplicas: 1, deleting: false, lastBackupTime: '2025-01-02T03:00:00Z' });
+      expect(sampleDatabase(database(minimal))).not.toHaveProperty('lastBackupTime');
+    });
+
+    it('carries no password and no certificate, so the preview has no Secret, only the references to them', () => {
+      expect(Object.keys(sample).filter((key) => /password|tls/i.test(key))).toEqual([]);
+      // As written in a file: previewChildren validates (and defaults) the spec itself.
+      const preview = previewChildren(databaseKind, { ...database(spec), spec }, { withSample: true });
+      if (!preview.ok) throw new Error(preview.message);
+      expect(preview.sampled).toBe(true);
+      expect(preview.children.filter((c) => c.kind === 'Secret')).toEqual([]);
+      // No upgrade Job: the sample runs the image the spec names.
+      expect(ids(preview.children)).toEqual(ids(render(spec)));
     });
   });
 

@@ -1,7 +1,8 @@
 import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/child-policy';
 import { CustomResource, validateResource } from '../../src/core/kind';
-import { renderChildren } from '../../src/core/render';
-import { ExchangeRateSpec, exchangeRateKind } from '../../src/kinds/exchangerate';
+import { previewChildren, renderChildren } from '../../src/core/render';
+import { CURRENCIES, ExchangeRateSpec, exchangeRateKind } from '../../src/kinds/exchangerate';
+import { sampleQuote } from '../../src/kinds/exchangerate/sample';
 
 function exchangeRate(spec: Record<string, unknown>, name = 'usd'): CustomResource<ExchangeRateSpec> {
   const object = { apiVersion: 'operators.brennerm.github.io/v1', kind: 'ExchangeRate', metadata: { name, namespace: 'team-a' }, spec };
@@ -66,5 +67,23 @@ describe('ExchangeRate children', () => {
 
   it('renders the same output as the snapshot', () => {
     expect(renderChildren(exchangeRateKind, exchangeRate({ currency: 'CHF', refreshInterval: '15m' }), { rate: '0.93', date: '2026-11-20' })).toMatchSnapshot();
+  });
+});
+
+describe('ExchangeRate preview (sample observation)', () => {
+  it('publishes a plausible rate of the pair, on a fixed date', () => {
+    const preview = previewChildren(exchangeRateKind, exchangeRate({ currency: 'USD' }), { withSample: true });
+    expect(preview).toMatchObject({ ok: true, sampled: true, children: [{ kind: 'ConfigMap', data: { base: 'EUR', currency: 'USD', rate: '1.04', date: '2025-01-02' } }] });
+    // The cross rate of two currencies, to 5 significant digits.
+    expect(sampleQuote(exchangeRate({ currency: 'USD', base: 'GBP' }))).toEqual({ rate: '1.253', date: '2025-01-02' });
+  });
+
+  it('has a positive rate for every pair the schema accepts, and no fetch time (a preview has no clock)', () => {
+    for (const base of CURRENCIES) {
+      for (const currency of CURRENCIES.filter((c) => c !== base)) {
+        const quote = sampleQuote(exchangeRate({ currency, base }));
+        expect([`${base}/${currency}`, Number(quote.rate) > 0, Object.keys(quote)]).toEqual([`${base}/${currency}`, true, ['rate', 'date']]);
+      }
+    }
   });
 });

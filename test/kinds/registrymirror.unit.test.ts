@@ -1,7 +1,7 @@
 import { ApiObject, App, Chart, Testing } from 'cdk8s';
 import { CustomResource, validateResource } from '../../src/core/kind';
 import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/names';
-import { Manifest, renderChildren } from '../../src/core/render';
+import { Manifest, previewChildren, renderChildren } from '../../src/core/render';
 import {
   defaultMasqueradeUrl,
   mirrorNames,
@@ -294,7 +294,12 @@ describe('RegistryMirror kind', () => {
     expect(object.metadata).toEqual({ name: 'docker-hub' });
     const result = validateResource(registryMirrorKind, object);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(renderChildren(registryMirrorKind, { ...object, spec: result.spec })).toMatchSnapshot();
+    const preview = previewChildren(registryMirrorKind, object, { withSample: true });
+    if (!preview.ok) throw new Error(preview.message);
+    // The sample is a mirror served with the install's defaults (anonymous pulls, any peer): the children of no observation.
+    expect(preview.sampled).toBe(true);
+    expect(preview.children).toEqual(renderChildren(registryMirrorKind, { ...object, spec: result.spec }));
+    expect(preview.children).toMatchSnapshot();
   });
 });
 

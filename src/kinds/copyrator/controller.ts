@@ -5,6 +5,7 @@ import { CopyratorSpec, CopyratorStatus } from './api';
 import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION, isSealed, mayCopy, mayWriteInto, namedIn, Reach, TRUSTED_NAMESPACES } from './consent';
 import { isCopyable, SourceObject } from './sources';
 import { NamespaceInfo, sourceNamespaces, targetNamespaces } from './namespaces';
+import { sampleCopies } from './sample';
 
 /** What the controller found in the cluster for one rule: the sources to copy and where to. */
 export interface CopyratorObservation {
@@ -90,6 +91,7 @@ export const copyratorController: KindController<CopyratorSpec, CopyratorStatus,
       }
       return observe(caches, rule, options);
     },
+  sampleObservation: sampleCopies,
   // A copy's namespace is named only to the rules that may see it: their own, or every one when trusted.
   describeConflict: (rule, child, options) => {
     const reach = reachOf(rule, options);

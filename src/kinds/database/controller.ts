@@ -9,6 +9,7 @@ const newDatabaseTls: typeof import('./tls').newDatabaseTls = (...args) => (requ
 import { keptUntilSnapshot } from './kept';
 import { DatabaseObservation, JobOutcome } from './observation';
 import { databasePhase, finalizerMayBeReleased, HELD_REASONS } from './plan';
+import { sampleDatabase } from './sample';
 import { parsePostgresImage } from './version';
 
 type Database = CustomResource<DatabaseSpec, DatabaseStatus>;
@@ -83,6 +84,7 @@ export const databaseController: KindController<DatabaseSpec, DatabaseStatus, Da
     ({ caches }) =>
     async (db) =>
       observe(caches, db),
+  sampleObservation: sampleDatabase,
   status: (db, observation) => {
     const { phase } = databasePhase(db.spec, observation);
     return {

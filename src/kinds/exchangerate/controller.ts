@@ -6,6 +6,7 @@ import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
 import { legacyConfigMapName } from './legacy';
 import { ALLOW_HTTP_OPTION, PROVIDER_FAILURES, PROVIDER_URL_OPTION, ProviderError, providerUrl, RateProvider } from './provider';
 import { RateCache } from './rate-cache';
+import { sampleQuote } from './sample';
 
 /** The public Frankfurter service, as the original operator used. */
 export const DEFAULT_PROVIDER_URL = 'https://api.frankfurter.app';
@@ -55,6 +56,7 @@ export const exchangeRateController: KindController<ExchangeRateSpec, ExchangeRa
       }
     };
   },
+  sampleObservation: sampleQuote,
   status: (exchangeRate, quote, outcome) => {
     const legacy = servedLegacy(exchangeRate, outcome);
     return {

@@ -4,6 +4,7 @@ import { MIRROR_HOSTS } from './hosts';
 import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';
 import { MIRROR_CLIENT_CIDRS, MIRROR_PULL_SECRET, PullAccess, pullAccess } from './pull-access';
 import { MIRROR_PRIORITY_CLASSES, REFUSAL_REASONS, refusal } from './refusals';
+import { sampleMirror } from './sample';
 
 /** What the controller sees of a mirror beyond its own children. */
 export interface RegistryMirrorObservation {
@@ -73,6 +74,7 @@ export const registryMirrorController: KindController<RegistryMirrorSpec, Regist
       const priorityClassExists = !priorityClass || caches.list(PRIORITY_CLASSES).some((c) => c.metadata.name === priorityClass);
       return { access: pullAccess(options), ...(exists ? {} : { missingSecret: secret }), ...(priorityClassExists ? {} : { missingPriorityClass: priorityClass }), pendingNodes: pendingNodes.sort() };
     },
+  sampleObservation: sampleMirror,
   status: (mirror, observation, outcome) => {
     const nodes = nodesOf(outcome);
     const masqueradeUrl = mirror.spec.masqueradeUrl ?? defaultMasqueradeUrl(mirror.spec.upstreamUrl);
