@@ -1,4 +1,7 @@
+import { AnyKind, validateAsWritten } from '../../src/core/kind';
+import { ValidationCases } from '../../src/core/validation-cases';
 import { FixtureKind, loadFixtureKind } from '../support/fixture-kind';
+import { objectOf } from './cases';
 
 // The kubebuilder book's CronJob (test/kinds/fixtures/cronjob/): its decisions, without a cluster.
 // test/kinds/cronjob.test.ts proves the same on the control plane.
@@ -84,5 +87,17 @@ describe('the CronJob\u2019s plan', () => {
 
   it('gives up past 100 missed runs, naming the starting deadline', () => {
     expect(plan(cronJob({}), [], at('02:00:00')).problem).toEqual({ reason: 'TooManyMissedRuns', message: expect.stringContaining('spec.startingDeadlineSeconds') });
+  });
+});
+
+describe('the CronJob\u2019s validation table, as the controller checks it', () => {
+  it('accepts each valid case and refuses each invalid one naming its field, a Job template by Kubernetes\u2019 own schema', () => {
+    const kind = fixture.module<{ kind: AnyKind }>('index').kind;
+    const { valid, invalid } = fixture.module<{ validationCases: ValidationCases }>('validation-cases').validationCases;
+    for (const { name, body } of valid) expect([name, validateAsWritten(kind, objectOf(kind, 'nightly', body, 'default')).ok]).toEqual([name, true]);
+    for (const { name, body, field } of invalid) {
+      const result = validateAsWritten(kind, objectOf(kind, 'nightly', body, 'default'));
+      expect([name, result.ok ? [] : result.errors.map((e) => e.field)]).toEqual([name, expect.arrayContaining([field])]);
+    }
   });
 });
