@@ -76,6 +76,8 @@ export function exampleInstances(kinds: readonly AnyKind[]): Instance[] {
   return checkDeclared(
     kinds.filter((kind) => kind.example).map((kind) => ({ object: kind.example!(scope, EXAMPLES_NAMESPACE), where: `the example of ${kind.kind}` })),
     kinds,
+    [],
+    { withSample: true },
   ).instances;
 }
 
@@ -325,7 +327,7 @@ export function loadFromEnvironment(env: Record<string, string | undefined>, arg
   const options = synthOptions(argv, env)!;
   const dir = options.instances ? resolve(options.instances as string) : DEFAULT_INSTANCES_DIR;
   // No src/instances/ yet means no resources yet; a folder asked for by name must exist.
-  const { instances, builtIns } = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? { instances: [], builtIns: [] } : loadInstances({ dir, root: ROOT, kinds: KINDS });
+  const { instances, builtIns } = dir === DEFAULT_INSTANCES_DIR && !existsSync(dir) ? { instances: [], builtIns: [] } : loadInstances({ dir, root: ROOT, kinds: KINDS, withSample: true });
   const examples = options.examples ? exampleInstances(KINDS) : [];
   const clashes = examples.flatMap((example) => {
     const clash = instances.find((i) => i.kind === example.kind && instanceName(i.kind, i.object) === instanceName(example.kind, example.object));

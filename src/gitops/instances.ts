@@ -48,6 +48,8 @@ export interface LoadOptions {
   readonly kinds: readonly AnyKind[];
   /** Loads a TypeScript file's module; by default its compiled JavaScript under `<root>/lib/`. */
   readonly loadModule?: (tsFile: string) => unknown;
+  /** Render children with each kind's sample observation (synth's previews); without any observation by default, as `diff` compares them. */
+  readonly withSample?: boolean;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -157,7 +159,7 @@ export function loadInstances(options: LoadOptions): Declarations {
       problems.push({ position: [index], message: err instanceof UserError ? err.message : `${name}: ${(err as Error).message}` });
     }
   });
-  return checkDeclared(declared, kinds, problems);
+  return checkDeclared(declared, kinds, problems, { withSample: options.withSample });
 }
 
 /** The objects of a YAML text under `scope`, in document order; a bad document is added to `problems`. */
@@ -183,8 +185,8 @@ export function scratchChart(): Chart {
   return new Chart(new App(), 'scratch', { disableResourceNameHashes: true });
 }
 
-/** Checks declared objects; throws an UserError with `earlier` and every new problem, if any. */
-export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = []): Declarations {
+/** Checks declared objects and renders their children (`withSample`: see LoadOptions); throws an UserError with `earlier` and every new problem, if any. */
+export function checkDeclared(declared: readonly Declared[], kinds: readonly AnyKind[], earlier: readonly Problem[] = [], options: Pick<LoadOptions, 'withSample'> = {}): Declarations {
   const problems = [...earlier];
   const instances: Instance[] = [];
   const builtIns: BuiltInObject[] = [];
@@ -220,7 +222,7 @@ export function checkDeclared(declared: readonly Declared[], kinds: readonly Any
       return;
     }
     if (!firstDeclaration(`${kind.kind}.${kind.group} ${instanceName(kind, json)}`, instanceName(kind, json), where, position)) return;
-    const preview = previewChildren(kind, json, { withSample: true });
+    const preview = previewChildren(kind, json, { withSample: options.withSample });
     if (!preview.ok) {
       problems.push({ position, message: `${where}: ${preview.message}` });
       return;

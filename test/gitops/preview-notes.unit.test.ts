@@ -25,7 +25,7 @@ const unobserving = defineTestKind('Unobserving', { render: (scope, resource) =>
 function declare(...objects: [AnyKind, string][]) {
   const chart = scratchChart();
   const declared = objects.map(([kind, name], n) => ({ object: new ApiObject(chart, `o${n}`, { apiVersion: `${kind.group}/v1`, kind: kind.kind, metadata: { name, namespace: 'team-a' }, spec: { size: 2 } }), where: `test (object ${n})` }));
-  return checkDeclared(declared, [sampled, unsampled, unobserving]).instances;
+  return checkDeclared(declared, [sampled, unsampled, unobserving], [], { withSample: true }).instances;
 }
 
 it('renders the preview of a kind with a sample observation with it, and says so in the file', () => {
