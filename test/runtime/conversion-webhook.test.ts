@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { webcrypto, X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
 import { AnyKind } from '../../src/core/kind';
@@ -18,6 +17,7 @@ import { presentedCertificate } from '../support/conversion';
 import { testObjects } from '../support/manifests';
 import { defineTestKind, defineVersionedTestKind, installTestCrd } from '../support/test-kind';
 import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
+import { freePort } from '../controlplane/processes';
 
 // The conversion webhook on the real control plane: the API server (a process on 127.0.0.1)
 // posts its ConversionReviews to the webhook in this process, by the `url` client config of
@@ -29,14 +29,6 @@ const objects = testObjects();
 const logLines: string[] = [];
 const log = createLogger({ level: 'debug', write: (line) => void logLines.push(line) });
 const running: ConversionWebhook[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const urlOf = (port: number) => `https://127.0.0.1:${port}/convert`;
 

@@ -1,5 +1,4 @@
 import { ApiObject } from 'cdk8s';
-import { createServer } from 'node:net';
 import { crdManifest } from '../../src/bundle/crd';
 import { OperatorIdentity, OperatorNames, operatorNames } from '../../src/core/identity';
 import { AnyKind, KubeJson } from '../../src/core/kind';
@@ -12,6 +11,7 @@ import { runController } from '../../src/runtime/main';
 import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
 import { testObjects } from '../support/manifests';
 import { childrenOf, defineVersionedTestKind } from '../support/test-kind';
+import { freePort } from '../controlplane/processes';
 
 // Two operators built on the engine, each with an identity of its own and a kind of its own,
 // run side by side in one namespace of one control plane, as two apps' `controller` commands
@@ -29,14 +29,6 @@ const kindOf = (name: string) =>
     manages: [childrenOf('', 'configmaps')],
     render: (scope, resource) => void new ApiObject(scope, 'config', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: resource.metadata.name }, data: { size: String(resource.spec.size) } }),
   });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Running {
   readonly names: OperatorNames;
