@@ -76,9 +76,11 @@ describe('a kind that wakes its objects at times of its own (resync period 60 s)
 
     expect(reconcilesOf(calls, 'never')).toHaveLength(1);
     for (const name of ['past', 'zero']) {
+      // The wake at once, and nothing after it. An event of the first moments (the status the first
+      // reconcile wrote, say) may add a reconcile beside it; none comes seconds later.
       const seen = reconcilesOf(calls, name);
-      expect(seen).toHaveLength(2);
-      expect(seen[1].realMs - seen[0].realMs).toBeLessThan(1_500);
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen.map((c) => c.realMs - seen[0].realMs).filter((afterMs) => afterMs >= 1_500)).toEqual([]);
     }
 
     // Every hook read the clock it was handed, not the real time.
