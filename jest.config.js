@@ -30,10 +30,10 @@ module.exports = {
   ],
   // A run-wide option: in a project's config Jest would leave tests at its 5 s default.
   testTimeout: 120_000,
-  // Three workers on two cores: most cluster test files wait on the control plane, a child process
-  // or a clock (the soak runs 5 minutes whatever the cores do), so a third file in flight uses
-  // cores the first two leave idle (docs/development.md, CI time).
-  maxWorkers: 3,
+  // Four workers on two cores: most cluster test files wait on the control plane, a child process
+  // or a clock (the soak runs 5 minutes whatever the cores do), so the files beyond two in flight
+  // use cores the first two leave idle (docs/development.md, "CI: bash .ci/run").
+  maxWorkers: 4,
   // Longest files first (test/durations.json), so that no worker is left alone with the soak at the end.
   testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -7,10 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
-import { hasVersions } from '../src/core/versions';
-import { KubeJson } from '../src/core/kind';
+import { hasVersions } from '../src/core/contract/versions';
+import { KubeJson } from '../src/core/contract/kind';
 import { KINDS } from '../src/kinds';
-import { OptionSpec } from '../src/runtime/config';
+import { OptionSpec } from '../src/commands/command-line';
 import { LocalConversion, startLocalConversion } from '../test/support/conversion';
 import { benchOptions, fixed, table } from './support';
 
@@ -63,7 +63,7 @@ async function measure(webhook: LocalConversion, objects: KubeJson[], desired: s
 function idleRss(): { without: number; withWebhook: number } {
   const lib = join(__dirname, '..');
   const rss = (script: string) => Number(execFileSync(process.execPath, ['-e', `${script}; setTimeout(() => { console.log(process.memoryUsage().rss); process.exit(0); }, 1000)`], { encoding: 'utf8' }).trim()) / 1048576;
-  const main = `require(${JSON.stringify(join(lib, 'src', 'runtime', 'main'))})`;
+  const main = `require(${JSON.stringify(join(lib, 'src', 'commands', 'controller'))})`;
   const serve = `const { startLocalConversion } = require(${JSON.stringify(join(lib, 'test', 'support', 'conversion'))}); const { KINDS } = require(${JSON.stringify(join(lib, 'src', 'kinds'))}); startLocalConversion(KINDS)`;
   return { without: rss(main), withWebhook: rss(`${main}; ${serve}`) };
 }

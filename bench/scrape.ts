@@ -4,10 +4,10 @@
  * condition, rendered by the engine's registry with the per-object families (object-metrics.ts).
  * A rebuild writes the families from the caches; within maxAgeMs (5 s) a scrape reuses that text.
  */
-import { AnyKind } from '../src/core/kind';
-import { OBJECT_CONDITION_METRIC, objectGaugeMetric } from '../src/core/monitoring';
+import { AnyKind } from '../src/core/contract/kind';
+import { objectGaugeMetric } from '../src/core/contract/monitoring';
 import { KINDS } from '../src/kinds';
-import { OptionSpec } from '../src/runtime/config';
+import { OptionSpec } from '../src/commands/command-line';
 import { Metrics } from '../src/runtime/metrics';
 import { ObjectMetrics } from '../src/runtime/object-metrics';
 import { benchOptions, fixed, spread, table } from './support';
@@ -51,7 +51,7 @@ function timeScrapes(registry: Metrics, scrapes: number): { ms: number[]; bytes:
 /** As every scrape built them before they were kept (code 8f5fa3c): each object's series set in the registry's gauges, then the registry rendered. */
 function throughTheRegistry(caches: Map<AnyKind, Cached[]>): Metrics {
   const registry = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
-  const conditions = registry.gauge(OBJECT_CONDITION_METRIC, 'Conditions.', ['kind', 'namespace', 'name', 'type', 'status', 'reason']);
+  const conditions = registry.gauge(PRODUCT_NAMES.objectConditionMetric, 'Conditions.', ['kind', 'namespace', 'name', 'type', 'status', 'reason']);
   const gauges = new Map(KINDS.flatMap((kind) => (kind.monitoring?.gauges ?? []).map((g) => [objectGaugeMetric(PRODUCT_NAMES.metricPrefix, kind, g), registry.gauge(objectGaugeMetric(PRODUCT_NAMES.metricPrefix, kind, g), g.help, ['namespace', 'name'])] as const)));
   registry.onCollect(() => {
     conditions.reset();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { KubeError } from '../src/kube/rest';
 import { UserError } from '../src/core/errors';
-import { helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from '../src/runtime/config';
+import { helpOf, OptionSpec, OptionValues, parseCommandLine, specCommand } from '../src/commands/command-line';
 
 /** Small helpers of the benchmark: waiting with a deadline, bounded concurrency, statistics, /metrics and /proc parsing. */
 

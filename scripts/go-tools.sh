@@ -39,7 +39,8 @@ for p in "${packages[@]}"; do
   module="$(cd "$tools" && go list -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' "$p")"
   # Release builds stamp their version into a variable; doing the same makes `<tool> --version` name the release.
   ldflags="-s -w${version_var:+ -X $version_var=${module#* }}"
-  (cd "$tools" && go build -trimpath -ldflags "$ldflags" -o "$staging/${p##*/}" "$p")
+  # Stripped binaries (-s -w): DWARF the compiler wrote would be thrown away at link.
+  (cd "$tools" && go build -trimpath -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$staging/${p##*/}" "$p")
   echo "  ${p##*/}: $module" >&2
 done
 

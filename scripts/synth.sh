@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # npm run synth [-- options]: the GitOps bundle into dist/ (plain manifests, kustomization.yaml,
 # previews) and the same bundle as a Helm chart with values in dist/helm/. Output is deterministic.
-# Its options are src/main.ts's (SYNTH_OPTIONS): npm run synth -- --help lists them.
+# Its options are in src/synth-options.ts (SYNTH_OPTIONS): npm run synth -- --help lists them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Compiled code older than its sources is built first, so the script needs no npm run build before it.
 build_if_stale() {
-  if [ ! -f lib/src/main.js ] || [ ! -f lib/.tsbuildinfo ] || [ -n "$(find src imports -name '*.ts' -newer lib/.tsbuildinfo -print -quit 2>/dev/null)" ]; then
+  if [ ! -f lib/src/app.js ] || [ ! -f lib/.tsbuildinfo ] || [ -n "$(find src imports -name '*.ts' -newer lib/.tsbuildinfo -print -quit 2>/dev/null)" ]; then
     tsc -p tsconfig.json
     # tsc leaves its build info as it was when nothing changed; the next run must not build again.
     touch lib/.tsbuildinfo
@@ -15,7 +15,7 @@ build_if_stale() {
 }
 
 synthesize() {
-  # main.ts writes the Helm chart into $out/helm/ too (src/gitops/helm/), from the same constructs.
+  # src/app.ts writes the Helm chart into $out/helm/ too (src/gitops/helm/), from the same constructs.
   cdk8s synth --no-check-upgrade --output "$out"
 }
 
@@ -35,10 +35,10 @@ imports_changed() {
 [ -x node_modules/.bin/cdk8s ] || { echo "synth: node_modules/ is missing: run npm ci first" >&2; exit 1; }
 PATH="$PWD/node_modules/.bin:$PATH"
 build_if_stale
-# src/main.ts parses and checks the options and every resource before cdk8s synth empties its
+# src/app.ts parses and checks the options and every resource before cdk8s synth empties its
 # output folder, and prints the options as CDK8S_OPERATORS_* variables (or the help) for this
-# script to hand on: cdk8s synth runs main.js itself and passes it no arguments.
-settings="$(node lib/src/main.js --check "$@")"
+# script to hand on: cdk8s synth runs app.js itself and passes it no arguments.
+settings="$(node lib/src/app.js --check "$@")"
 case "$settings" in
   CDK8S_OPERATORS_*) ;;
   *) printf '%s\n' "$settings"; exit 0 ;;

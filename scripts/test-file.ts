@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { isRunning, readState, repoRoot } from '../test/controlplane/controlplane';
-import { sameRelease } from '../test/controlplane/release';
+import { isRunning, readState, repoRoot } from '../src/testing/controlplane/controlplane';
+import { sameRelease } from '../src/testing/controlplane/release';
 
 /**
  * `npm run test:file -- <test file>... [jest options]`: Jest on some test files as `npm test`

@@ -1,14 +1,15 @@
 import { CommanderError } from 'commander';
 import { resolve } from 'node:path';
-import { UserError } from './core/errors';
-import { DIFF_EXIT } from './diff/exit-codes';
-import { helpOf, newCommand, parseCommandLine } from './runtime/config';
-import { PRODUCT_IDENTITY } from './product';
+import { DIFF_EXIT, helpOf, newCommand, parseCommandLine, renderFile, runController, runDiff, UserError } from './engine/operator';
+import { PRODUCT_IDENTITY, PRODUCT_NAMES } from './product';
+
+/** This operator's command (bin/<name>), as its identity names it. */
+const NAME = PRODUCT_IDENTITY.name;
 
 type Write = (text: string) => void;
 
 interface CliCommand {
-  /** One line in `cdk8s-operators --help`. */
+  /** One line in `<NAME> --help`. */
   readonly summary: string;
   /** The exit code when it fails with a UserError. */
   readonly errorCode: number;
@@ -17,15 +18,16 @@ interface CliCommand {
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each command loads only its own modules
-   (a require, not an import(), which would go through the ES module loader): the controller
-   starts without cdk8s, yaml, the UI's web server or the diff's parser, and the UI without the kinds. */
+   (a require, not an import(), which would go through the ES module loader; the engine's commands
+   do the same): the controller starts without cdk8s, yaml, the UI's web server or the diff's parser,
+   and the UI without the kinds. */
 const kinds = () => (require('./kinds') as typeof import('./kinds')).KINDS;
 
 const COMMANDS: Record<string, CliCommand> = {
   controller: {
-    summary: 'run the controller (see cdk8s-operators controller --help)',
+    summary: `run the controller (see ${NAME} controller --help)`,
     errorCode: 1,
-    run: (args, out) => (require('./runtime/main') as typeof import('./runtime/main')).runController(args, process.env, kinds(), out, PRODUCT_IDENTITY),
+    run: (args, out) => runController(args, process.env, kinds(), out, PRODUCT_IDENTITY),
   },
   render: {
     summary: 'print the children the controller would apply for the custom resources in a file (-f <file>)',
@@ -36,24 +38,24 @@ const COMMANDS: Record<string, CliCommand> = {
     summary: 'show what applying resources would change in a cluster, read-only (exit 0: none, 1: changes, 2: error)',
     errorCode: DIFF_EXIT.error,
     // Resolved from lib/src/cli.js: TypeScript resources in a folder are read compiled from lib/.
-    run: (args, out) => (require('./diff-command') as typeof import('./diff-command')).runDiff(args, resolve(__dirname, '..', '..'), kinds(), out),
+    run: (args, out) => runDiff(args, resolve(__dirname, '..', '..'), kinds(), out, PRODUCT_NAMES),
   },
   ui: {
-    summary: 'serve the guitar web page (see cdk8s-operators ui --help)',
+    summary: `serve the guitar web page (see ${NAME} ui --help)`,
     errorCode: 1,
-    run: (args, out) => (require('./ui/main') as typeof import('./ui/main')).runUi(args, process.env, out),
+    run: (args, out) => (require('./ui/command') as typeof import('./ui/command')).runUi(args, process.env, out),
   },
 };
 
-/** `cdk8s-operators` with every command as a subcommand, for the usage text and the suggestion of a mistyped command. */
+/** The operator's command with every command as a subcommand, for the usage text and the suggestion of a mistyped command. */
 function program() {
-  const top = newCommand('cdk8s-operators', 'Kubernetes operators as cdk8s code.').usage('<command> [options]').helpCommand(false);
+  const top = newCommand(NAME, 'Kubernetes operators as cdk8s code.').usage('<command> [options]').helpCommand(false);
   for (const [name, command] of Object.entries(COMMANDS)) top.command(name).description(command.summary).action(() => undefined);
   return top;
 }
 
 function renderCommand() {
-  return newCommand('cdk8s-operators render', 'Prints, as YAML, the children the controller would apply for the custom resources in a file (several documents allowed).').option(
+  return newCommand(`${NAME} render`, 'Prints, as YAML, the children the controller would apply for the custom resources in a file (several documents allowed).').option(
     '-f, --file <file>',
     'the resources (YAML); - reads standard input',
   );
@@ -68,14 +70,14 @@ async function runRender(args: string[], out: Write): Promise<number> {
   }
   const file = parsed.values.file as string | undefined;
   if (!file) throw new UserError('needs -f <file> (or -f - for standard input)');
-  out((require('./render-command') as typeof import('./render-command')).renderFile(file, kinds()));
+  out(renderFile(file, kinds()));
   return 0;
 }
 
 /** The command of that name, or a UserError naming it (and a near one, if any). */
 function commandNamed(name: string): CliCommand {
   if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name];
-  if (name.startsWith('-')) throw new UserError(`unknown flag ${name.split('=')[0]}; see cdk8s-operators --help`);
+  if (name.startsWith('-')) throw new UserError(`unknown flag ${name.split('=')[0]}; see ${NAME} --help`);
   let near: string | undefined;
   try {
     program().parse([name], { from: 'user' });
@@ -83,7 +85,7 @@ function commandNamed(name: string): CliCommand {
     if (!(e instanceof CommanderError)) throw e;
     near = /Did you mean (\S+)\?/.exec(e.message)?.[1];
   }
-  throw new UserError(`unknown command "${name}"${near ? ` (did you mean ${near}?)` : ''}; see cdk8s-operators --help`);
+  throw new UserError(`unknown command "${name}"${near ? ` (did you mean ${near}?)` : ''}; see ${NAME} --help`);
 }
 
 /**
@@ -102,7 +104,7 @@ export async function main(args: string[], out: Write, err: Write): Promise<numb
     return await command.run(rest, out);
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
-    for (const line of e.lines(command ? `cdk8s-operators ${name}` : 'cdk8s-operators')) err(line);
+    for (const line of e.lines(command ? `${NAME} ${name}` : NAME)) err(line);
     return command?.errorCode ?? 1;
   }
 }

@@ -1,4 +1,4 @@
-import { OperatorIdentity, operatorNames } from './core/identity';
+import { OperatorIdentity, operatorNames } from './engine/operator';
 
 /** This repository's operator: the one place its name, namespace and image are written (docs/building-an-operator.md#operator-identity). */
 export const PRODUCT_IDENTITY: OperatorIdentity = {

@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
-import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/child-policy';
-import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, CHILD_MANAGER } from '../../src/core/names';
+import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/kit/child-policy';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, CHILD_MANAGER } from '../../src/core/kit/names';
 import { KINDS } from '../../src/kinds';
 import { KubeRest } from '../../src/kube/rest';
 import { childState } from '../../src/runtime/readiness';

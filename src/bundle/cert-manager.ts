@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { INJECT_CA_ANNOTATION, serviceDnsNames, WEBHOOK_SERVICE } from '../core/webhook';
-import { METRICS_SERVICE } from '../core/metrics-endpoint';
-import { OperatorNames } from '../core/identity';
+import { INJECT_CA_ANNOTATION, serviceDnsNames, WEBHOOK_SERVICE } from '../core/install/webhook';
+import { METRICS_SERVICE } from '../core/install/metrics-endpoint';
+import { OperatorNames } from '../core/install/identity';
 
 /**
  * The conversion webhook's and the metrics server's certificates made by cert-manager instead

@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { AnyKind } from '../core/kind';
-import { HostAccess, imageRepository } from '../core/rendered-shapes';
-import { OperatorNames } from '../core/identity';
-import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/storage-migration';
+import { AnyKind } from '../core/contract/kind';
+import { HostAccess, imageRepository } from '../core/contract/rendered-shapes';
+import { OperatorNames } from '../core/install/identity';
+import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/install/storage-migration';
 
 export interface ControllerPolicyProps {
   /** Whose controller it fences: the policies are named after the operator. */
@@ -12,7 +12,7 @@ export interface ControllerPolicyProps {
   readonly kinds: readonly AnyKind[];
   /** The controller's ServiceAccount, whose requests alone the policy judges. */
   readonly serviceAccount: { readonly namespace: string; readonly name: string };
-  /** Image repositories beside the kinds' own (e.g. a Database's PostgreSQL from another registry). @default none */
+  /** Image repositories beside the kinds' own (e.g. an image a kind's object names, from another registry). @default none */
   readonly extraImages?: readonly string[];
   /**
    * The resources (CRDs of its kinds with versions) the controller may ask the cluster's

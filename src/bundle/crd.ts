@@ -1,8 +1,9 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { allIdentities, crdName, isExtraIdentity } from '../core/groups';
-import { AnyKind, PrinterColumn } from '../core/kind';
-import { hasVersions, KindVersion, VersionLayout } from '../core/versions';
+import { AnyKind } from '../core/contract/kind';
+import { KindVersion, PrinterColumn, VersionLayout } from '../core/contract/version-layout';
+import { hasVersions } from '../core/contract/versions';
 import { OpenApiSchema, schemaOf } from '../schema';
 import { selectableFieldsOf } from './selectable-fields';
 

@@ -1,15 +1,14 @@
-import { dnsEgress, tcpPort } from '../core/network';
+import { dnsEgress, tcpPort } from '../core/kit/network';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { spreadOverNodes } from '../core/placement';
-import { restrictedPodSecurityContext } from '../core/security';
-import { SECRET_COPY } from '../core/secret-copy';
-import { NAMESPACED_RBAC } from '../core/namespaced';
-import { CONTROLLER_OPTIONS_SECRET, envName, OptionSpec } from '../core/options';
+import { spreadOverNodes } from '../core/kit/placement';
+import { restrictedPodSecurityContext } from '../core/kit/security';
+import { NAMESPACED_RBAC } from '../core/install/namespaced';
+import { CONTROLLER_OPTIONS_SECRET, envName, OptionSpec } from '../core/contract/options';
 import { IMAGE_UID, imageContainer } from './image-container';
 import type { WebhookClientConfig } from './crd';
-import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE, WebhookCertificates } from '../core/webhook';
-import { METRICS_NAMESPACE_LABEL, METRICS_PORT, METRICS_SERVICE } from '../core/metrics-endpoint';
+import { WEBHOOK_PATH, WEBHOOK_PORT, WEBHOOK_SERVICE, WebhookCertificates } from '../core/install/webhook';
+import { METRICS_NAMESPACE_LABEL, METRICS_PORT, METRICS_SERVICE } from '../core/install/metrics-endpoint';
 
 export interface ControllerDeploymentProps {
   /** The options of the kinds served: those `fromSecret` get their variable from the Secret CONTROLLER_OPTIONS_SECRET. @default none */
@@ -26,8 +25,8 @@ export interface ControllerDeploymentProps {
   readonly replicas: number;
   /** Name of the leader-election Lease. */
   readonly leaseName: string;
-  /** Run with --enable-secrets (the install grants Secret access; see SECRET_COPY). @default false */
-  readonly secretCopy?: boolean;
+  /** Switches to run with, without --: the controller options of the kinds' opt-ins the install turns on (and grants). @default none */
+  readonly optInSwitches?: readonly string[];
   /** Run with --without-extra-groups (CRD names of extra groups the install leaves out). @default none */
   readonly withoutExtraGroups?: readonly string[];
   /** Run with --sharding: every replica serves a share of the objects. @default false */
@@ -80,7 +79,7 @@ export class ControllerDeployment extends Construct {
         ...(webhook ? ['--conversion-webhook=true', `--webhook-port=${WEBHOOK_PORT}`] : []),
         ...(webhook && props.webhookCertificates === 'cert-manager' ? ['--webhook-certificates=cert-manager'] : []),
         ...(props.webhookCertificates === 'cert-manager' ? ['--metrics-certificates=cert-manager'] : []),
-        ...(props.secretCopy ? [`--${SECRET_COPY.controllerOption}`] : []),
+        ...(props.optInSwitches ?? []).map((option) => `--${option}`),
         ...(props.withoutExtraGroups?.length ? [`--without-extra-groups=${props.withoutExtraGroups.join(',')}`] : []),
         ...(props.sharding ? ['--sharding'] : []),
         ...(props.served ? [`--kinds=${props.served.kinds.join(',')}`, `--namespace=${props.served.namespaces.join(',')}`, `--${NAMESPACED_RBAC}`] : []),

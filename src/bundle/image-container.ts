@@ -1,5 +1,5 @@
 import { k8s } from 'cdk8s-plus-27';
-import { restrictedContainerSecurityContext } from '../core/security';
+import { restrictedContainerSecurityContext } from '../core/kit/security';
 
 /** The image's user (distroless' nonroot): every Pod that runs the product's image runs as it. */
 export const IMAGE_UID = 65532;

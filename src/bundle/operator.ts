@@ -2,21 +2,23 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { AnyKind } from '../core/kind';
-import { installArgs, installOptions } from '../core/options';
-import { hasVersions } from '../core/versions';
-import { OperatorNames } from '../core/identity';
+import { AnyKind } from '../core/contract/kind';
+import { installArgs, installOptions } from '../core/contract/options';
+import { kindOptIns } from '../core/contract/opt-ins';
+import { hasVersions } from '../core/contract/versions';
+import { OperatorNames } from '../core/install/identity';
 import { caInjectionRules, certManagerSecretRules, storageMigrationRules, validationCaInjectionRules, COMMON_RULES, METRICS_AUTH_RULES, METRICS_READER_RULES, kindNamespacedRules, kindRules, leaderElectionRules, ownRules, SHARDING_LEASE_RULES, shardingRules, userRules, webhookSecretRules } from './rbac';
 import { ControllerDeployment, webhookServiceConfig } from './deployment';
 import { validatingWebhookManifest } from './validating-webhook';
-import { VALIDATE_PATH, versionedCrdNames, WebhookCertificates } from '../core/webhook';
+import { VALIDATE_PATH, versionedCrdNames, WebhookCertificates } from '../core/install/webhook';
 import { CertManagerCertificates, injectCaFrom } from './cert-manager';
 import { controllerImage } from './version';
 import { ControllerPolicy } from './controller-policy';
-import { checkNamespaced } from '../core/namespaced';
+import { checkNamespaced } from '../core/install/namespaced';
+import type { Companion } from '../core/contract/companion';
 
 export interface OperatorBundleProps {
-  /** Whose install it is: every name of it derives from the operator's identity (src/core/identity.ts). */
+  /** Whose install it is: every name of it derives from the operator's identity (src/core/install/identity.ts). */
   readonly operator: OperatorNames;
   /** The kinds the controller serves. */
   readonly kinds: readonly AnyKind[];
@@ -24,8 +26,8 @@ export interface OperatorBundleProps {
   readonly namespace?: string;
   /** The controller image. @default the operator's image repository, tagged with the project's version */
   readonly image?: string;
-  /** Allow copying Secrets (CopyratorRule ruleType secret); grants cluster-wide Secret access. @default false */
-  readonly secretCopy?: boolean;
+  /** The kinds' opt-ins to turn on, by name (see KindOptIn): their permissions granted, their controller options passed. @default none */
+  readonly optIns?: readonly string[];
   /** Controller replicas; one leads, the others wait. @default 2 */
   readonly replicas?: number;
   /** The kinds cluster users get view and edit roles on: every kind whose CRDs are installed, served or not. @default kinds */
@@ -36,7 +38,7 @@ export interface OperatorBundleProps {
   readonly webhookCertificates?: WebhookCertificates;
   /** Run every replica active, each serving a share of the objects (--sharding), with the RBAC for it. @default false */
   readonly sharding?: boolean;
-  /** Workloads shipped beside the controller, in its namespace and image (the guitar web UI). @default none */
+  /** Workloads shipped beside the controller, in its namespace and image (e.g. a web UI): the served kinds' (variantBundleProps gathers them). @default none */
   readonly companions?: readonly Companion[];
   /** The values of the kinds' install options (OptionSpec.installValue), by option name: passed to the controller as flags. @default none */
   readonly installValues?: Readonly<Record<string, unknown>>;
@@ -50,8 +52,7 @@ export interface OperatorBundleProps {
   readonly watchNamespaces?: readonly string[];
 }
 
-/** Adds a workload beside the controller: the bundle knows no kind, so whoever assembles it says what goes with which kind. */
-export type Companion = (bundle: Construct, where: { readonly namespace: string; readonly image: string }) => void;
+export type { Companion } from '../core/contract/companion';
 
 /**
  * What installs the operator: its namespace (restricted Pod Security), identity,
@@ -67,7 +68,12 @@ export class OperatorBundle extends Construct {
     const namespace = (this.namespace = props.namespace ?? names.identity.namespace);
     const watchNamespaces = props.watchNamespaces ?? [];
     if (watchNamespaces.length) checkNamespaced(props.kinds, 'watchNamespaces', props.userKinds);
-    const secretCopy = props.secretCopy ?? false;
+    const optIns = props.optIns ?? [];
+    // An opt-in of a kind installed but not served here (--kinds, the namespaced install) turns nothing on; a name no kind declares is a mistake.
+    const declared = kindOptIns(props.kinds);
+    const installed = kindOptIns([...props.kinds, ...(props.userKinds ?? [])]);
+    const unknown = optIns.filter((name) => !installed.some((optIn) => optIn.name === name));
+    if (unknown.length) throw new Error(`optIns: no kind declares the opt-in ${unknown.map((n) => `"${n}"`).join(', ')} (they declare: ${installed.map((o) => `"${o.name}"`).join(', ') || 'none'})`);
     const image = props.image ?? controllerImage(names.identity);
     const labels = { 'app.kubernetes.io/name': 'controller', 'app.kubernetes.io/part-of': names.partOf };
     const controllerAccount = { namespace, name: 'controller' };
@@ -121,7 +127,7 @@ export class OperatorBundle extends Construct {
       if (!watchNamespaces.length) return void bindCluster(clusterRole(name, rules));
       for (const served of watchNamespaces) bindInNamespace(`served-${name}-${served}`, served, name, rules);
     };
-    for (const kind of props.kinds) bindServed(kind.plural, kindRules(kind, { secretCopy }));
+    for (const kind of props.kinds) bindServed(kind.plural, kindRules(kind, { optIns }));
     for (const kind of props.kinds) {
       for (const [roleNamespace, rules] of kindNamespacedRules(kind)) bindInNamespace(`${kind.plural}-${roleNamespace}`, roleNamespace, kind.plural, rules);
     }
@@ -199,7 +205,7 @@ export class OperatorBundle extends Construct {
       image,
       replicas: props.replicas ?? 2,
       leaseName: names.leaderLease,
-      secretCopy,
+      optInSwitches: declared.filter((optIn) => optIns.includes(optIn.name)).map((optIn) => optIn.controllerOption),
       kindOptions: props.kinds.flatMap((kind) => kind.controller?.options ?? []),
       withoutExtraGroups: props.withoutExtraGroups,
       conversionWebhook: webhook,

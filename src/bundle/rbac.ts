@@ -1,8 +1,7 @@
 import { k8s } from 'cdk8s-plus-27';
-import { METRICS_PATH } from '../core/metrics-endpoint';
-import { AnyKind, Permission, Verb } from '../core/kind';
-import { SECRET_COPY } from '../core/secret-copy';
-import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/storage-migration';
+import { METRICS_PATH } from '../core/install/metrics-endpoint';
+import { AnyKind, Permission, Verb } from '../core/contract/kind';
+import { STORAGE_MIGRATION_GROUP, STORAGE_MIGRATION_RESOURCE } from '../core/install/storage-migration';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -12,8 +11,8 @@ export interface PolicyRule {
 }
 
 export interface RbacOptions {
-  /** Grant the Secret access that Secret copying needs (CopyratorRule with ruleType secret). */
-  readonly secretCopy: boolean;
+  /** The opt-ins the install turns on, by name (see KindOptIn): the permissions naming one are granted only then. */
+  readonly optIns: readonly string[];
 }
 
 const READ: Verb[] = ['get', 'list', 'watch'];
@@ -24,7 +23,7 @@ const READ: Verb[] = ['get', 'list', 'watch'];
  * the child access it declares. No wildcard anywhere.
  */
 export function kindRules(kind: AnyKind, options: RbacOptions): PolicyRule[] {
-  const children = kind.manages.filter((p) => !p.namespace && (p.optIn !== SECRET_COPY.optIn || options.secretCopy));
+  const children = kind.manages.filter((p) => !p.namespace && (p.optIn === undefined || options.optIns.includes(p.optIn)));
   return [...ownRules(kind), ...mergePermissions(children)];
 }
 

@@ -1,4 +1,4 @@
-import { PrinterColumn } from '../core/kind';
+import { PrinterColumn } from '../core/contract/version-layout';
 import { OpenApiSchema } from '../schema';
 
 /** The API server's limit of selectable fields per CRD version. */

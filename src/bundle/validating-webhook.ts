@@ -1,9 +1,9 @@
 import { ApiObjectProps } from 'cdk8s';
 import { crdName, servedIdentities } from '../core/groups';
-import { AnyKind } from '../core/kind';
-import { OperatorNames } from '../core/identity';
-import { servedVersionNames } from '../core/versions';
-import { validatedKinds } from '../core/webhook';
+import { AnyKind } from '../core/contract/kind';
+import { OperatorNames } from '../core/install/identity';
+import { servedVersionNames } from '../core/contract/versions';
+import { validatedKinds } from '../core/install/webhook';
 import type { WebhookClientConfig } from './crd';
 
 /** The seconds the API server waits for a verdict: a hook is pure and fast, so well under its 30 s. */

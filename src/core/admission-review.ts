@@ -1,6 +1,7 @@
 import { FieldError, formatFieldErrors } from '../schema';
 import { allIdentities } from './groups';
-import { AnyKind, CustomResource, validateResource } from './kind';
+import { AnyKind, CustomResource } from './contract/kind';
+import { validateResource } from './contract/validation';
 import { isDeepStrictEqual } from 'node:util';
 
 /**

@@ -1,7 +1,8 @@
 import { formatFieldErrors } from '../schema';
 import { allIdentities } from './groups';
-import { AnyKind, KubeJson, validateAsWritten } from './kind';
-import { ConversionError, convertObject, layoutOf, splitApiVersion } from './versions';
+import { AnyKind, KubeJson } from './contract/kind';
+import { validateAsWritten } from './contract/validation';
+import { ConversionError, convertObject, layoutOf, splitApiVersion } from './contract/versions';
 
 /**
  * The answer to an API server's ConversionReview (apiextensions.k8s.io/v1): every object in

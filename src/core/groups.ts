@@ -1,4 +1,4 @@
-import { AnyKind } from './kind';
+import { AnyKind } from './contract/kind';
 
 /**
  * A kind's API identities: its main group, and each of its `extraGroups` as the same definition
@@ -33,7 +33,7 @@ function inExtraGroup(kind: AnyKind, group: string): AnyKind {
 
 /**
  * Every identity the kind is served under, the main group first, leaving out the extra groups
- * `without` names by CRD name (`copyrators.example.com`). A definition whose extra groups repeat
+ * `without` names by CRD name (`widgets.example.com`). A definition whose extra groups repeat
  * a group is a programming error, refused here.
  */
 export function servedIdentities(kind: AnyKind, without: readonly string[] = []): AnyKind[] {

@@ -1,5 +1,5 @@
-import { keptOnDelete } from './child-policy';
-import { AnyKind, apiVersionOf, KubeJson } from './kind';
+import { keptOnDelete } from './kit/child-policy';
+import { AnyKind, apiVersionOf, KubeJson } from './contract/kind';
 import { Manifest } from './render';
 
 /**

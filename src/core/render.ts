@@ -1,9 +1,10 @@
 import type { Chart } from 'cdk8s';
 import { formatFieldErrors } from '../schema';
-import { SYSTEM_CLOCK } from './clock';
-import { AnyKind, Clock, CustomResource, KindDefinition, validateResource } from './kind';
-import type { KubeJson } from './kube-json';
-import { childLabels, withoutEngineLabels } from './names';
+import { SYSTEM_CLOCK } from './contract/clock';
+import { AnyKind, Clock, CustomResource, KindDefinition } from './contract/kind';
+import { validateResource } from './contract/validation';
+import type { KubeJson } from './contract/kube-json';
+import { childLabels, withoutEngineLabels } from './kit/names';
 
 /** A Kubernetes object as plain JSON, ready to apply. */
 export type Manifest = KubeJson;

@@ -1,8 +1,8 @@
 import { crdVerdict } from '../bundle/crd-compat/verdict';
 import { CrdDocument } from '../bundle/crd-compat/crd-compare';
 import { findingLine } from '../bundle/crd-compat/finding';
-import { AnyKind } from '../core/kind';
-import { canonicalJson } from '../core/versions';
+import { AnyKind } from '../core/contract/kind';
+import { canonicalJson } from '../core/contract/versions';
 import { KubeObject, ObjectClient } from '../kube/objects';
 import { KubeError } from '../kube/rest';
 

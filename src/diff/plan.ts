@@ -1,8 +1,9 @@
-import { AnyKind, CustomResource, validateResource } from '../core/kind';
-import { createdOnly, isChildCollection } from '../core/child-policy';
-import { childLabels } from '../core/names';
+import { AnyKind, CustomResource } from '../core/contract/kind';
+import { validateResource } from '../core/contract/validation';
+import { createdOnly, isChildCollection } from '../core/kit/child-policy';
+import { childLabels } from '../core/kit/names';
 import { withOwner } from '../core/ownership';
-import { rawSpecOf } from '../core/versions';
+import { rawSpecOf } from '../core/contract/version-layout';
 import { Instance, instanceName } from '../gitops/instances';
 import { collectionPath, labelSelector } from '../kube/discovery';
 import { KubeObject, ObjectClient } from '../kube/objects';

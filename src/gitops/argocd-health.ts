@@ -1,8 +1,8 @@
 import { Yaml } from 'cdk8s';
 import { allIdentities } from '../core/groups';
-import { ENGINE_NAME } from '../core/identity';
-import { AnyKind } from '../core/kind';
-import { failureReasons } from '../core/status';
+import { ENGINE_NAME } from '../core/install/identity';
+import { AnyKind } from '../core/contract/kind';
+import { failureReasons } from '../core/kit/status';
 
 /** Argo CD's settings ConfigMap. */
 export const ARGOCD_CM = 'argocd-cm';

@@ -3,10 +3,10 @@ import { Construct } from 'constructs';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, relative, sep } from 'node:path';
-import { AnyKind } from '../core/kind';
+import { AnyKind } from '../core/contract/kind';
 import { UserError } from '../core/errors';
 import { previewChildren, Manifest } from '../core/render';
-import { BuiltInKind, builtInKindOf, DocumentProblem, kindOf, ReadOptions, readResources } from '../render-command';
+import { BuiltInKind, builtInKindOf, DocumentProblem, kindOf, ReadOptions, readResources } from './yaml-documents';
 
 /**
  * What a TypeScript file in the instances folder exports as its default: a function that
@@ -262,7 +262,7 @@ function builtInProblem(kind: BuiltInKind, object: Manifest): string | undefined
   return undefined;
 }
 
-/** `ExchangeRate team-a/usd`, `RegistryMirror docker-hub`. */
+/** `Widget team-a/small` (namespaced), `Widget shared` (cluster-scoped). */
 export function instanceName(kind: Pick<AnyKind, 'kind'>, object: { metadata: { name: string; namespace?: string } }): string {
   return `${kind.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
 }

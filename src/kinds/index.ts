@@ -1,4 +1,4 @@
-import { AnyKind } from '../core/kind';
+import { AnyKind } from '../engine/kind';
 
 /**
  * Every kind the operator serves, by its folder under src/kinds/, whose index.ts exports the

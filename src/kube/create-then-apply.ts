@@ -110,7 +110,8 @@ export function fieldsOutside(a: FieldSet, b: FieldSet): boolean {
 }
 
 /** Every field either holds. */
-function union(a: FieldSet, b: FieldSet): FieldSet {
+/** Every field either tree holds. */
+export function union(a: FieldSet, b: FieldSet): FieldSet {
   const result: Record<string, FieldSet> = { ...a };
   for (const [key, inner] of Object.entries(b)) result[key] = key in result ? union(result[key], inner) : inner;
   return result;

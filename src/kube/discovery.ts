@@ -1,4 +1,4 @@
-import type { KubeJson } from '../core/kube-json';
+import type { KubeJson } from '../core/contract/kube-json';
 import { isLabelKey, isLabelValue } from '../schema/labels';
 import { groupVersionPath, resourcePath } from './paths';
 import { KubeRest } from './rest';

@@ -1,4 +1,4 @@
-import type { KubeJson } from '../core/kube-json';
+import type { KubeJson } from '../core/contract/kube-json';
 import { Discovery } from './discovery';
 import { KubeError, KubeRest } from './rest';
 

@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ENGINE_NAME } from '../core/identity';
-import { projectVersion } from '../core/version';
+import { ENGINE_NAME } from '../core/install/identity';
+import { projectVersion } from '../core/install/version';
 import { clientNodeConnection, isClientNodeConfig, KubeConnection } from './connection';
 
 /**

@@ -1,7 +1,7 @@
-import { AnyKind } from '../core/kind';
-import { AlertRule } from '../core/monitoring';
-import { PRODUCT_IDENTITY } from '../product';
-import { ENGINE_ALERTS } from './engine-alerts';
+import { AnyKind } from '../core/contract/kind';
+import { AlertRule, kindAlerts } from '../core/contract/monitoring';
+import { OperatorNames } from '../core/install/identity';
+import { engineAlerts } from './engine-alerts';
 
 /** Where the runbooks are, unless synth is told another URL (`--runbook-url`); each alert's section is `#<alert in lower case>`. */
 export const DEFAULT_RUNBOOK_URL = 'docs/monitoring.md';
@@ -21,17 +21,17 @@ export interface RuleGroup {
 }
 
 /** Every alert the operator ships: the engine's, then each kind's own, with the kind's name. */
-export function allAlerts(kinds: readonly AnyKind[]): { readonly group: string; readonly alerts: readonly AlertRule[] }[] {
+export function allAlerts(kinds: readonly AnyKind[], operator: OperatorNames): { readonly group: string; readonly alerts: readonly AlertRule[] }[] {
   return [
-    { group: `${PRODUCT_IDENTITY.name}.engine`, alerts: ENGINE_ALERTS },
-    ...kinds.filter((k) => k.monitoring?.alerts?.length).map((k) => ({ group: `${PRODUCT_IDENTITY.name}.${k.plural}`, alerts: k.monitoring!.alerts! })),
+    { group: `${operator.identity.name}.engine`, alerts: engineAlerts(operator) },
+    ...kinds.map((k) => ({ group: `${operator.identity.name}.${k.plural}`, alerts: kindAlerts(k, operator.metricPrefix) })).filter(({ alerts }) => alerts.length),
   ];
 }
 
 /** The rule groups, one for the engine and one per kind that has alerts of its own. */
-export function ruleGroups(kinds: readonly AnyKind[], runbookUrl = DEFAULT_RUNBOOK_URL): RuleGroup[] {
+export function ruleGroups(kinds: readonly AnyKind[], operator: OperatorNames, runbookUrl = DEFAULT_RUNBOOK_URL): RuleGroup[] {
   const seen = new Set<string>();
-  return allAlerts(kinds).map(({ group, alerts }) => ({
+  return allAlerts(kinds, operator).map(({ group, alerts }) => ({
     name: group,
     rules: alerts.map((a) => {
       if (seen.has(a.alert)) throw new Error(`monitoring: the alert ${a.alert} is declared twice`);

@@ -1,6 +1,6 @@
-import { ChildState, KubeJson, ReconcileOutcome } from '../core/kind';
-import { adoptsExisting, createdOnly } from '../core/child-policy';
-import { childLabels } from '../core/names';
+import { ChildState, KubeJson, ReconcileOutcome } from '../core/contract/kind';
+import { adoptsExisting, createdOnly } from '../core/kit/child-policy';
+import { childLabels } from '../core/kit/names';
 import { applyOverCreate, createIfAbsent } from '../kube/create-then-apply';
 import { KubeObject, objectKey } from '../kube/objects';
 import { Logger } from './log';
@@ -121,7 +121,7 @@ function held(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: Kube
 /** A child held back by its write budget: tell the kind's author which fields keep changing, once per set of fields. */
 function warnHeld(ctx: ReconcileContext, owner: Owner, child: KubeObject, live: KubeJson, log: Logger, written: string): void {
   const fields = fieldChanges(child, live).map((c) => c.path);
-  const message = `${written} and its render still differs at ${fields.join(', ')}: further writes wait; a render must give the same child for the same object (no timestamps, counters or random values)`;
+  const message = `${written} and its render still differs at ${fields.join(', ')}: further writes wait; a render must give the same child for the same object: a value new at each render (the current time, a counter, a random name) never settles, while a time fixed once (when a run was due) is fine`;
   if (ctx.events.recordOnce(owner, 'Warning', 'ChildWritesHeld', message)) log.warn('held back writes to a child that changes on every render', { child: describeChild(child), fields });
 }
 

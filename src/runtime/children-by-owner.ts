@@ -1,4 +1,4 @@
-import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
+import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/kit/names';
 import { KubeObject } from '../kube/objects';
 import { ChangeType } from './informer';
 import { childId } from './ownership';

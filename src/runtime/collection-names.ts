@@ -1,4 +1,4 @@
-import { Collection } from '../core/kind';
+import { Collection } from '../core/contract/kind';
 import { ResolvedCollection } from '../kube/discovery';
 
 /** How the watches name a collection: `apiGroup/resource`. */

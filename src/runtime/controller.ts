@@ -1,7 +1,7 @@
 import { crdName, isExtraIdentity, servedIdentities } from '../core/groups';
-import { SYSTEM_CLOCK } from '../core/clock';
-import { AnyKind, Clock } from '../core/kind';
-import { OperatorNames } from '../core/identity';
+import { SYSTEM_CLOCK } from '../core/contract/clock';
+import { AnyKind, Clock } from '../core/contract/kind';
+import { OperatorNames } from '../core/install/identity';
 import { CRDS_PATH } from '../kube/discovery';
 import { ObjectClient } from '../kube/objects';
 import { isNotFound, KubeRest } from '../kube/rest';
@@ -12,7 +12,7 @@ import { controllerName, EngineMetrics } from './engine-metrics';
 import { Metrics } from './metrics';
 import { ObjectMetrics } from './object-metrics';
 import { WorkQueue } from './queue';
-import { itemKey, parseItemKey } from './queue-item';
+import { itemKey, parseItemKey, queueItem } from './queue-item';
 import { WatchRestarts } from './watch-restarts';
 import { runWorker } from './workers';
 import type { Shard } from './sharding/shard';
@@ -57,6 +57,8 @@ export class Controller {
   private readonly metrics: EngineMetrics;
   private readonly watchRestarts: WatchRestarts;
   private readonly identities: AnyKind[];
+  /** Stops the calls of a clock that jumps (see Clock.onJump). */
+  private stopJumps?: () => void;
 
   constructor(
     private readonly rest: KubeRest,
@@ -101,11 +103,20 @@ export class Controller {
     for (const identity of this.identities) this.running.push(this.startKindUntilItWorks(identity));
     const worker = { queue: this.queue, serverOf: (group: string) => this.servers.get(group)!, metrics: this.metrics, log: this.log, mayWork: this.settings.mayWork };
     for (let i = 0; i < this.settings.workers; i++) this.running.push(runWorker(worker));
+    this.stopJumps = this.settings.clock?.onJump?.(() => this.lookAgainAtEveryObject());
+  }
+
+  /** The clock jumped: every served object is reconciled now, which asks its wake time by the new time. */
+  private lookAgainAtEveryObject(): void {
+    for (const server of this.servers.values()) {
+      for (const owner of server.servedOwners()) this.queue.add(itemKey(queueItem(server.group, owner.metadata)));
+    }
   }
 
   /** Finishes the reconciles under way, then stops watching. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopJumps?.();
     this.queue.shutDown();
     await Promise.allSettled(this.running);
     await Promise.all(this.started.map((server) => server.stop()));

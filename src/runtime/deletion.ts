@@ -1,4 +1,4 @@
-import { childLabels } from '../core/names';
+import { childLabels } from '../core/kit/names';
 import { KubeObject, objectKey } from '../kube/objects';
 import { isNotFound } from '../kube/rest';
 import { dropFinalizer } from './finalizer';
@@ -9,10 +9,24 @@ import { CHILD_WRITES_IN_FLIGHT, Owner, ReconcileContext, ReconcileResult } from
 
 const deleteIfThere = (ctx: ReconcileContext, child: KubeObject) => ctx.objects.delete(child).catch((err) => (isNotFound(err) ? undefined : Promise.reject(err)));
 
-/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one `spared`). */
-export async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, spared?: (child: KubeObject) => boolean): Promise<number> {
+/** Which children a prune may delete beside the rendered ones it keeps. */
+export interface PruneScope {
+  /**
+   * Only children among these (their ids): the reconcile's one look at them, taken before its
+   * observation, so that a child cached meanwhile (one the previous reconcile just created) is
+   * never deleted by a render decided without it. Every cached child when absent (the release).
+   */
+  readonly seen?: ReadonlySet<string>;
+  /** Never these (a child kept until the release). */
+  readonly spared?: (child: KubeObject) => boolean;
+}
+
+/** Deletes the children this owner's labels claim that the render no longer produced (never one kept on delete, nor one out of `scope`). */
+export async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<string>, log: Logger, scope: PruneScope = {}): Promise<number> {
   const labels = childLabels(ctx.kind, owner);
-  const stale = ctx.watches.childrenOf(labels).filter((child) => prunable(labels, owner.metadata.uid, child) && !keep.has(childId(child)) && !spared?.(child));
+  const { seen, spared } = scope;
+  const inScope = (child: KubeObject) => (!seen || seen.has(childId(child))) && !spared?.(child);
+  const stale = ctx.watches.childrenLabelled(labels).filter((child) => prunable(labels, owner.metadata.uid, child) && !keep.has(childId(child)) && inScope(child));
   await mapLimited(stale, CHILD_WRITES_IN_FLIGHT, async (child) => {
     ctx.budget.spend(childId(child));
     await deleteIfThere(ctx, child);
@@ -29,7 +43,7 @@ export async function prune(ctx: ReconcileContext, owner: Owner, keep: Set<strin
  * only what its labels name ours), so that removing them needs `delete` but never `list`.
  */
 export async function release(ctx: ReconcileContext, resource: Owner, log: Logger, kept: readonly KubeObject[] = []): Promise<ReconcileResult> {
-  const watched = new Set(ctx.watches.childrenOf(childLabels(ctx.kind, resource)).map(childId));
+  const watched = new Set(ctx.watches.childrenLabelled(childLabels(ctx.kind, resource)).map(childId));
   const unwatched = kept.filter((child) => !watched.has(childId(child)));
   await mapLimited(unwatched, CHILD_WRITES_IN_FLIGHT, async (child) => {
     await deleteIfThere(ctx, child);

@@ -1,4 +1,4 @@
-import { AnyKind } from '../core/kind';
+import { AnyKind } from '../core/contract/kind';
 import { Metrics } from './metrics';
 import { QueueHooks, WorkQueue } from './queue';
 

@@ -1,4 +1,4 @@
-import { apiVersionOf, AnyKind, CustomResource } from '../core/kind';
+import { apiVersionOf, AnyKind, CustomResource } from '../core/contract/kind';
 import { objectKey } from '../kube/objects';
 import { EVENTS, resourcePath } from '../kube/paths';
 import { KubeRest } from '../kube/rest';

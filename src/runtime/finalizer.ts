@@ -1,4 +1,4 @@
-import { AnyKind } from '../core/kind';
+import { AnyKind } from '../core/contract/kind';
 import { KubeError } from '../kube/rest';
 import { Owner, ReconcileContext } from './reconcile-context';
 

@@ -1,3 +1,4 @@
+import { ManagedFieldsEntry } from '../kube/create-then-apply';
 import { KubeObject, objectKey } from '../kube/objects';
 import { KubeError, KubeRest } from '../kube/rest';
 import { Logger } from './log';
@@ -24,6 +25,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * not hold the rest. It must keep metadata.name, namespace and resourceVersion.
    */
   readonly keep?: (object: T) => T;
+  /** The managedFields entries to keep (e.g. the operator's own status writes); by default none is cached. */
+  readonly keepManagedFields?: (entry: ManagedFieldsEntry) => boolean;
 }
 
 /** Why a watch started over: its version expired (410, a relist), it failed, or it went silent and was cut. */
@@ -207,7 +210,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private kept(object: T): T {
     // What the log must never show: the values of every Secret read (list and watch items carry no kind).
     if (this.secrets) rememberSecret(object as { data?: unknown; stringData?: unknown });
-    const stripped = strip(object);
+    const stripped = strip(object, this.options.keepManagedFields);
     return this.options.keep ? this.options.keep(stripped) : stripped;
   }
 
@@ -245,9 +248,13 @@ export function restartDelay(expired: boolean, troubles: number): number {
   return Math.round(Math.min(30_000, 800 * 2 ** (troubles - 1) * (1 + Math.random())));
 }
 
-/** managedFields can be most of an object and the controller never reads them. */
-function strip<T extends KubeObject>(object: T): T {
-  if (object.metadata.managedFields) delete object.metadata.managedFields;
+/** managedFields can be most of an object and the controller reads at most a few entries of them. */
+export function strip<T extends KubeObject>(object: T, keepManagedFields?: (entry: ManagedFieldsEntry) => boolean): T {
+  const entries = object.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  if (!entries) return object;
+  const kept = keepManagedFields ? entries.filter(keepManagedFields) : [];
+  if (kept.length) object.metadata.managedFields = kept;
+  else delete object.metadata.managedFields;
   return object;
 }
 

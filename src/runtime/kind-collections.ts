@@ -1,8 +1,8 @@
-import { isChildCollection } from '../core/child-policy';
-import { AnyKind } from '../core/kind';
-import { whyNotNamespaced } from '../core/namespaced';
-import { CHILD_MANAGER, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, ownerKindLabel } from '../core/names';
-import { optedIn } from '../core/secret-copy';
+import { isChildCollection } from '../core/kit/child-policy';
+import { AnyKind } from '../core/contract/kind';
+import { whyNotNamespaced } from '../core/install/namespaced';
+import { CHILD_MANAGER, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, ownerKindLabel } from '../core/kit/names';
+import { optInIsOn } from '../core/contract/opt-ins';
 import { ObjectClient } from '../kube/objects';
 import { KindWatches } from './watches';
 
@@ -21,14 +21,14 @@ export async function watchKindCollections(
   const served = whyNotNamespaced(kind) ? [] : settings.namespaces;
   const selector = `${MANAGED_BY_LABEL}=${CHILD_MANAGER},${OWNER_KIND_LABEL}=${labelValue(ownerKindLabel(kind))}${shardSelector ? `,${shardSelector}` : ''}`;
   for (const permission of kind.manages) {
-    if (!isChildCollection(permission) || !optedIn(permission.optIn, options)) continue;
+    if (!isChildCollection(permission) || !optInIsOn(kind, permission.optIn, options)) continue;
     for (const name of permission.resources) {
       const collection = await objects.discovery.resolve(permission.apiGroup, name);
       if (collection?.namespaced) watches.addChildren(collection, selector, permission.namespace ? [permission.namespace] : served);
     }
   }
   for (const watch of kind.controller?.watches ?? []) {
-    if (!optedIn(watch.optIn, options)) continue;
+    if (!optInIsOn(kind, watch.optIn, options)) continue;
     const collection = await objects.discovery.resolve(watch.apiGroup, watch.resource);
     if (!collection) throw new Error(`the API server does not serve ${watch.resource} in group "${watch.apiGroup}", which ${kind.kind} watches`);
     if (watch.queries) watches.addQueried(collection, watch.metadataOnly);

@@ -1,6 +1,6 @@
 import { crdName, isExtraIdentity } from '../core/groups';
-import { AnyKind, apiVersionOf, Clock } from '../core/kind';
-import { childLabels } from '../core/names';
+import { AnyKind, apiVersionOf, Clock } from '../core/contract/kind';
+import { childLabels } from '../core/kit/names';
 import { resourcePath } from '../kube/paths';
 import { ObjectClient, objectKey } from '../kube/objects';
 import { KubeRest } from '../kube/rest';
@@ -8,6 +8,8 @@ import { EventRecorder } from './events';
 import { ChangeType, Informer } from './informer';
 import { Logger } from './log';
 import { OwnWrites } from './own-writes';
+import { keepsStatusWritesOf } from './status-ownership';
+import { observerCaches } from './observer-caches';
 import { ownerOf } from './ownership';
 import { cacheKey, itemKey, objectNameOf, QueueItem, queueItem } from './queue-item';
 import { NOTHING, Owner, ReconcileContext, ReconcileResult } from './reconcile-context';
@@ -62,7 +64,7 @@ export class KindServer {
   readonly group: string;
   readonly watches: KindWatches;
   private readonly owners: Informer<Owner>[];
-  private readonly written = new OwnWrites<Owner>();
+  private readonly written: OwnWrites<Owner>;
   private readonly context: ReconcileContext;
   private readonly log: Logger;
 
@@ -76,7 +78,10 @@ export class KindServer {
     settings.watchRestarts.watching(this.group);
     const namespaces = settings.namespaces.length && kind.scope === 'Namespaced' ? settings.namespaces : [undefined];
     const paths = namespaces.map((namespace) => resourcePath(ownerResource(kind), { namespace }));
-    this.owners = paths.map((path) => new Informer<Owner>(settings.rest, { path, labelSelector: sharding?.shard.selector, onRestart: (why) => settings.watchRestarts.restarted(this.group, why) }, this.log));
+    // The owners' caches keep the operator's own status writes from managedFields: what a status write may remove (status-ownership.ts).
+    const keepManagedFields = keepsStatusWritesOf(settings.objects.fieldManager);
+    this.written = new OwnWrites<Owner>(keepManagedFields);
+    this.owners = paths.map((path) => new Informer<Owner>(settings.rest, { path, labelSelector: sharding?.shard.selector, keepManagedFields, onRestart: (why) => settings.watchRestarts.restarted(this.group, why) }, this.log));
     for (const informer of this.owners) informer.on((type, object, previous) => this.ownerChanged(informer, type, object, previous));
     sharding?.sharder.add({ group: this.group, paths, objectPath: (object) => ownerPath(kind, object) });
     const item = (object: { namespace?: string; name: string }) => queueItem(this.group, object);
@@ -99,7 +104,7 @@ export class KindServer {
       objects: settings.objects,
       watches: this.watches,
       ownerWrites: this.written,
-      observe: kind.controller?.observer?.({ options, caches: this.watches, clock }) as ReconcileContext['observe'],
+      observe: kind.controller?.observer?.({ options, caches: observerCaches(kind, this.watches), clock }) as ReconcileContext['observe'],
       options,
       events: new EventRecorder(settings.rest, kind, settings.identity, this.log, settings.reportingController),
       rewrites: new ServerRewrites(),
@@ -180,7 +185,7 @@ export class KindServer {
     if (!shard) return Promise.resolve();
     const labels = childLabels(this.kind, owner);
     const servedBefore = holdsOwnFinalizer(this.kind, owner) || observedOnce(owner);
-    return shard.adopt(itemKey(this.itemOf(owner)), owner, labels, this.watches.childCollections, servedBefore && this.watches.childrenOf(labels).length === 0);
+    return shard.adopt(itemKey(this.itemOf(owner)), owner, labels, this.watches.childCollections, servedBefore && this.watches.childrenLabelled(labels).length === 0);
   }
 
   private itemOf(owner: Owner): QueueItem {

@@ -1,4 +1,4 @@
-import type { KubeJson } from '../core/kube-json';
+import type { KubeJson } from '../core/contract/kube-json';
 import { LEASES, resourcePath } from '../kube/paths';
 import { microTime } from '../kube/time';
 import { isNotFound, KubeError, KubeRest } from '../kube/rest';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { OptionSpec } from '../core/options';
+import type { OptionSpec } from '../core/contract/options';
 import { redactSecretValues } from './secret-values';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

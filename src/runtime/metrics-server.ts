@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
-import { METRICS_PATH } from '../core/metrics-endpoint';
+import { METRICS_PATH } from '../core/install/metrics-endpoint';
 import { isRead, Listener, pathOf, send, TEXT } from './http';
 import { MetricsAuthorizer } from './metrics-auth';
 import { Metrics } from './metrics';

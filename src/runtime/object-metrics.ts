@@ -1,5 +1,5 @@
-import { AnyKind } from '../core/kind';
-import { objectConditionMetric, ObjectGauge, objectGaugeMetric } from '../core/monitoring';
+import { AnyKind } from '../core/contract/kind';
+import { objectConditionMetric, ObjectGauge, objectGaugeMetric } from '../core/contract/monitoring';
 import { escapeHelp, escapeLabelValue, formatNumber, Metrics } from './metrics';
 
 interface CachedObject {

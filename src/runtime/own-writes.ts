@@ -1,4 +1,6 @@
+import { ManagedFieldsEntry } from '../kube/create-then-apply';
 import { KubeObject, objectKey } from '../kube/objects';
+import { strip } from './informer';
 
 /**
  * Our own writes to watched objects, until the watch delivers them. A reconcile that runs in
@@ -10,9 +12,12 @@ import { KubeObject, objectKey } from '../kube/objects';
 export class OwnWrites<T extends KubeObject> {
   private readonly written = new Map<string, { base: unknown; result: T }>();
 
+  /** `keepManagedFields` as the informer of these objects has it, so a write's result reads like the cache. */
+  constructor(private readonly keepManagedFields?: (entry: ManagedFieldsEntry) => boolean) {}
+
   /** `result` is what the API server answered to a write made on `base`. */
   record(base: T, result: T): void {
-    delete result.metadata.managedFields;
+    strip(result, this.keepManagedFields);
     this.written.set(objectKey(base), { base: base.metadata.resourceVersion, result });
   }
 

@@ -1,6 +1,6 @@
-import { keptOnDelete } from '../core/child-policy';
-import { AnyKind, KubeJson } from '../core/kind';
-import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/names';
+import { keptOnDelete } from '../core/kit/child-policy';
+import { AnyKind, KubeJson } from '../core/contract/kind';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL } from '../core/kit/names';
 import { objectKey } from '../kube/objects';
 
 /**

@@ -1,4 +1,4 @@
-import { ChildState, KubeJson } from '../core/kind';
+import { ChildState, KubeJson } from '../core/contract/kind';
 import { describeChild } from './ownership';
 
 type Status = Record<string, unknown> & { conditions?: { type: string; status: string; reason?: string; message?: string }[] };

@@ -1,4 +1,4 @@
-import { AnyKind, Clock, CustomResource } from '../core/kind';
+import { AnyKind, Clock, CustomResource } from '../core/contract/kind';
 import { ObjectClient } from '../kube/objects';
 import { EventRecorder } from './events';
 import { Logger } from './log';

@@ -1,8 +1,10 @@
-import { CustomResource, ObservationError, ReconcileOutcome, validateResource } from '../core/kind';
+import { CustomResource, ObservationError, ObservationProblem, ReadyVerdict, ReconcileOutcome } from '../core/contract/kind';
+import { validateResource } from '../core/contract/validation';
 import { isExtraIdentity } from '../core/groups';
+import { childLabels } from '../core/kit/names';
 import { keptUntilRelease, withOwner } from '../core/ownership';
 import { renderChildren } from '../core/render';
-import { optedIn } from '../core/secret-copy';
+import { optInIsOn } from '../core/contract/opt-ins';
 import { KubeObject, objectKey } from '../kube/objects';
 import { formatFieldErrors } from '../schema';
 import { shardLabelled, writeChildren } from './child-writes';
@@ -13,6 +15,7 @@ import { NOTHING, Owner, ReconcileContext, ReconcileResult } from './reconcile-c
 import { rememberIfSecret } from './secret-values';
 import { engineVerdict, writeStatus } from './verdict';
 import { nextLook, wakeAtOf } from './wake';
+import { Logger } from './log';
 
 /**
  * One reconcile of an owner this replica serves (the kind server found it, and took its children
@@ -39,11 +42,13 @@ export async function reconcile(ctx: ReconcileContext, resource: Owner): Promise
     if (deleting) return release(ctx, resource, log);
     const message = formatFieldErrors(validation.errors);
     log.warn('invalid spec', { errors: message });
-    await writeStatus(ctx, resource, { status: 'False', reason: 'InvalidSpec', message }, {});
+    await writeStatus(ctx, resource, { status: 'False', reason: 'InvalidSpec', message });
     return NOTHING; // Nothing to retry: a change to the object queues it again.
   }
   const valid = { ...resource, spec: validation.spec };
 
+  // The one look at the children this reconcile decides on: the prune below acts only on these.
+  const seen = new Set(ctx.watches.childrenLabelled(childLabels(kind, resource)).map(childId));
   let observation: unknown;
   // Any child read meanwhile (this observation's or, in parallel, another's) keeps the echoes of our writes as news.
   const childReadsBefore = ctx.watches.childReads;
@@ -54,8 +59,8 @@ export async function reconcile(ctx: ReconcileContext, resource: Owner): Promise
     const reason = err instanceof ObservationError ? err.reason : 'ObservationFailed';
     const retry = !(err instanceof ObservationError) || err.retry;
     log.warn('observation failed; children left as they are', { reason, error: err as Error });
-    await writeStatus(ctx, resource, { status: 'False', reason, message: (err as Error).message }, {});
-    return { ...NOTHING, retry };
+    const written = await writeStatus(ctx, resource, { status: 'False', reason, message: (err as Error).message });
+    return written === 'gone' ? gone(log) : { ...NOTHING, retry };
   }
 
   const desired = renderChildren(kind, valid, observation, ctx.clock).map((child) => shardLabelled(ctx, withOwner(child as KubeObject, resource, kind)));
@@ -70,35 +75,47 @@ export async function reconcile(ctx: ReconcileContext, resource: Owner): Promise
     return { ...NOTHING, retry: outdated.fresh !== undefined };
   }
   // Until the release, a child kept for the last step stays even when no longer rendered (e.g. a
-  // Database's standby scaled away as it is deleted: its data waits for the final snapshot).
+  // kind's standby replica scaled away as it is deleted: its data waits for the final snapshot).
   const spared = deleting ? (child: KubeObject) => keptUntilRelease(kind, child) : undefined;
-  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log, spared);
+  const pruned = await prune(ctx, resource, new Set(desired.map(childId)), log, { seen, spared });
   if (applied || pruned) log.info('children reconciled', { applied, pruned });
   if (outcome.conflicts.length) log.warn('left alone objects this resource does not manage', { conflicts: outcome.conflicts });
 
-  const kindStatus = kind.controller?.status?.(valid, observation, outcome) ?? {};
+  const kindStatus = kind.controller?.status?.(valid, observation, outcome);
+  const ownConditions = kind.controller?.conditions?.(valid, observation, outcome, ctx.clock) ?? [];
   recordKindEvents(ctx, resource, valid, observation, outcome);
+  const problem = kind.controller?.problem?.(valid, observation);
+  if (problem) log.info('the observation found a problem; children reconciled all the same', { reason: problem.reason, message: problem.message });
   // A conflict is the engine's to report, whatever the kind knows: a kind's verdict is asked only without one.
-  const kindVerdict = outcome.conflicts.length ? undefined : kind.controller?.ready?.(valid, observation, outcome);
+  const kindVerdict = outcome.conflicts.length ? undefined : problem ? problemVerdict(problem) : kind.controller?.ready?.(valid, observation, outcome);
   if (deleting) {
     const verdict = kind.controller!.mayRelease!(valid, observation, outcome);
     // Kept children the engine does not watch (e.g. create-only ones) are only known from this render.
     if (verdict === true) return release(ctx, resource, log, outcome.served.filter((child) => keptUntilRelease(kind, child)));
     const waiting = kindVerdict ?? { status: 'False', reason: 'Finalizing', message: `deleting: waiting for ${verdict}` };
-    await writeStatus(ctx, resource, waiting, kindStatus);
-    return { applied, pruned };
+    const written = await writeStatus(ctx, resource, waiting, kindStatus, ownConditions);
+    return written === 'gone' ? gone(log) : { applied, pruned };
   }
   const ready = kindVerdict ?? engineVerdict(kind, outcome);
-  await writeStatus(ctx, resource, ready, kindStatus);
-  if (outcome.conflicts.length) return { retry: true, applied, pruned };
+  if ((await writeStatus(ctx, resource, ready, kindStatus, ownConditions)) === 'gone') return gone(log);
+  if (outcome.conflicts.length || problem?.retry) return { retry: true, applied, pruned };
   const next = nextLook(wakeAtOf(kind.controller, valid, observation, ctx.clock), ctx.clock.now().getTime(), ctx.resyncMs, heldMs);
   return { requeueAfterMs: next.afterMs, requeuePriority: next.priority, applied, pruned };
+}
+
+/** The Ready condition of a problem the observation reported. */
+const problemVerdict = ({ reason, message }: ObservationProblem): ReadyVerdict => ({ status: 'False', reason, message });
+
+/** The object was deleted while it was reconciled: nothing more to do, nothing to retry (its deletion's own event comes). */
+function gone(log: Logger): ReconcileResult {
+  log.debug('the object is gone: its status is not written');
+  return NOTHING;
 }
 
 /** The parts of related collections this resource reads, for the shared watches. */
 function relatedQueries(ctx: ReconcileContext, resource: CustomResource) {
   return (ctx.kind.controller?.watches ?? [])
-    .filter((watch) => watch.queries && optedIn(watch.optIn, ctx.options))
+    .filter((watch) => watch.queries && optInIsOn(ctx.kind, watch.optIn, ctx.options))
     .flatMap((watch) => watch.queries!(resource, ctx.options).map((query) => ({ collection: watch, query })));
 }
 

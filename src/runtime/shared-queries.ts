@@ -1,4 +1,4 @@
-import { Collection, KubeJson, Query } from '../core/kind';
+import { Collection, KubeJson, Query } from '../core/contract/kind';
 import { collectionPath, labelSelector, ResolvedCollection } from '../kube/discovery';
 import { collectionKey, resolvedKey } from './collection-names';
 import { Informer } from './informer';

@@ -1,6 +1,8 @@
-import { AnyKind, ReadyVerdict, ReconcileOutcome } from '../core/kind';
+import { AnyKind, KindCondition, ReadyVerdict, ReconcileOutcome } from '../core/contract/kind';
+import { isNotFound } from '../kube/rest';
 import { Owner, ReconcileContext } from './reconcile-context';
-import { statusPatch, verdictConditions } from './status';
+import { kindConditions, statusPatch, verdictConditions, withRemovals } from './status';
+import { statusWrittenBy } from './status-ownership';
 
 /** The engine's Ready when the kind gives none: conflicts first, then a failed child, then children not ready yet; else Ready. */
 export function engineVerdict(kind: AnyKind, outcome: ReconcileOutcome): ReadyVerdict {
@@ -21,16 +23,29 @@ function listed(items: readonly string[], max = 10): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
 
-/** Writes the verdict and the kind's status only when they changed (one write), and records an Event when Ready changes. */
-export async function writeStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus: object): Promise<void> {
-  const conditions = verdictConditions(ctx.kind, resource, verdict);
+/**
+ * Writes the verdict, the kind's conditions and its status only when they changed (one write), and
+ * records an Event when Ready changes. `kindStatus` undefined leaves the kind's fields as they are
+ * (a spec it cannot render); given, a field it wrote before and leaves out now is removed. An
+ * object deleted meanwhile has no status to write: that answers 'gone', and is no failure.
+ */
+export async function writeStatus(ctx: ReconcileContext, resource: Owner, verdict: ReadyVerdict, kindStatus?: object, kindOwn: readonly KindCondition[] = []): Promise<'written' | 'gone'> {
+  const conditions = [...verdictConditions(ctx.kind, resource, verdict, ctx.clock), ...kindConditions(ctx.kind, resource, kindOwn, ctx.clock)];
   const ready = conditions[0];
-  const patch = statusPatch(resource, conditions, kindStatus);
-  if (!patch) return;
-  const result = await ctx.objects.patchStatus<Owner>(resource, patch, { fieldManager: ctx.ownerFieldManager });
+  const fields = kindStatus === undefined ? {} : withRemovals(resource.status, kindStatus, ctx.kind.status.openApi, statusWrittenBy(ctx.objects.fieldManager, resource));
+  const patch = statusPatch(resource, conditions, fields);
+  if (!patch) return 'written';
+  let result: Owner;
+  try {
+    result = await ctx.objects.patchStatus<Owner>(resource, patch, { fieldManager: ctx.ownerFieldManager });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    return 'gone';
+  }
   ctx.ownerWrites.record(resource, result);
   const previous = (resource.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
   if (previous?.status !== ready.status || previous?.reason !== ready.reason) {
     ctx.events.record(resource, ready.status === 'True' ? 'Normal' : 'Warning', ready.reason, ready.message);
   }
+  return 'written';
 }

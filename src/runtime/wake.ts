@@ -1,4 +1,4 @@
-import type { AnyKind, Clock, CustomResource, WakeAt } from '../core/kind';
+import type { AnyKind, Clock, CustomResource, WakeAt } from '../core/contract/kind';
 
 /** Node's timers fire at once beyond this (about 24.8 days); a later wake is reached by waking and asking again. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

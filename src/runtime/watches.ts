@@ -1,4 +1,4 @@
-import { CacheReader, Collection, KubeJson, Query } from '../core/kind';
+import { Collection, KubeJson, Query } from '../core/contract/kind';
 import { collectionPath, matchesLabels, ResolvedCollection } from '../kube/discovery';
 import { KubeObject, objectKey } from '../kube/objects';
 import { ChildEchoes } from './child-echoes';
@@ -6,6 +6,7 @@ import { ChildrenByOwner } from './children-by-owner';
 import { collectionKey, resolvedKey } from './collection-names';
 import { Informer } from './informer';
 import { Logger } from './log';
+import { claims, controlledByAnother } from './ownership';
 import { SharedQueries, SYNC_TIMEOUT_MS } from './shared-queries';
 import { restartsOption, WatchRestarts } from './watch-restarts';
 
@@ -33,7 +34,7 @@ export interface ChildCollection {
  * namespaces) and the parts of collections its objects ask for (SharedQueries). Observers read
  * all of them here instead of listing the API server per reconcile.
  */
-export class KindWatches implements CacheReader {
+export class KindWatches {
   /** Child informers by `apiVersion/Kind` (`apiVersion/Kind@namespace` where namespaces are watched each), for the reconciler's apply and prune. */
   readonly children = new Map<string, Informer>();
   /** The child collections, for a takeover's look at the children another shard labelled. */
@@ -139,8 +140,25 @@ export class KindWatches implements CacheReader {
   }
 
   /** The cached children whose owner labels name this owner (see ChildrenByOwner). */
-  childrenOf(ownerLabels: Readonly<Record<string, string>>): KubeObject[] {
+  childrenLabelled(ownerLabels: Readonly<Record<string, string>>): KubeObject[] {
     return this.byOwner.of(ownerLabels);
+  }
+
+  /**
+   * An owner's own children (see CacheReader.childrenOf): those of the index its labels claim and
+   * no other object controls, of one child collection or of all. A read of children, as `list`.
+   */
+  ownChildren(ownerLabels: Readonly<Record<string, string>>, ownerUid: string | undefined, collection?: Collection): KubeObject[] {
+    this.childReads++;
+    const kinds = collection && this.childKindsOf(collection);
+    return this.byOwner.of(ownerLabels).filter((child) => claims(ownerLabels, child) && !controlledByAnother(ownerUid, child) && (!kinds || kinds.has(`${child.apiVersion}/${child.kind}`)));
+  }
+
+  /** The `apiVersion/Kind` of a child collection's objects. */
+  private childKindsOf(collection: Collection): Set<string> {
+    const watched = this.childCollections.filter((c) => resolvedKey(c.collection) === collectionKey(collection));
+    if (!watched.length) throw new Error(`${collectionKey(collection)} is not a child collection of this kind: declare it in manages`);
+    return new Set(watched.map((c) => `${c.collection.groupVersion}/${c.collection.kind}`));
   }
 
   /**

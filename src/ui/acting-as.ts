@@ -1,5 +1,4 @@
-import { KubeConnection, withHeaders } from '../kube/connection';
-import { KubeRest } from '../kube/rest';
+import { KubeConnection, KubeRest, withHeaders } from '../engine/client';
 
 /**
  * Gives the REST client to act with: the UI's own identity, a user it impersonates

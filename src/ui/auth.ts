@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { KubeError, KubeRest } from '../kube/rest';
+import { KubeError, KubeRest } from '../engine/client';
 import { Identities } from './acting-as';
 import { HttpError } from './errors';
 

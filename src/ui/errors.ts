@@ -1,4 +1,4 @@
-import { KubeError } from '../kube/rest';
+import { KubeError } from '../engine/client';
 
 /** An answer other than 200, with a sentence for the page. */
 export class HttpError extends Error {

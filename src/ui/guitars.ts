@@ -1,7 +1,6 @@
-import type { CustomResource } from '../core/kube-json';
+import type { CustomResource } from '../engine/kind';
 import { guitarKind, GuitarSpec, GuitarStatus } from '../kinds/guitar';
-import { resourcePath } from '../kube/paths';
-import { KubeError, KubeRest } from '../kube/rest';
+import { KubeError, KubeRest, resourcePath } from '../engine/client';
 
 /** A Guitar as the API server returns it. */
 export type GuitarObject = CustomResource<GuitarSpec, GuitarStatus> & { metadata: { creationTimestamp?: string } };

@@ -1,13 +1,9 @@
-import { dnsEgress, tcpPort } from '../core/network';
+import { dnsEgress, IMAGE_UID, imageContainer, PolicyRule, restrictedPodSecurityContext, spreadOverNodes, tcpPort } from '../engine/constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { guitarKind } from '../kinds/guitar';
+import { GUITAR_API } from '../kinds/guitar/identity';
 import { PRODUCT_NAMES } from '../product';
-import { spreadOverNodes } from '../core/placement';
-import { restrictedPodSecurityContext } from '../core/security';
-import { IMAGE_UID, imageContainer } from '../bundle/image-container';
-import { PolicyRule } from '../bundle/rbac';
-import { SERVICE_ACCOUNT_DIR } from '../kube/kubeconfig';
+import { SERVICE_ACCOUNT_DIR } from '../engine/client';
 import type { AuthMode } from './auth';
 
 export interface GuitarUiOptions {
@@ -59,7 +55,7 @@ export function uiRules(auth: AuthMode, users: readonly string[] = []): PolicyRu
     case 'impersonate':
       return [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: [...users] }];
     case 'service-account':
-      return [{ apiGroups: [guitarKind.group], resources: [guitarKind.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] }];
+      return [{ apiGroups: [GUITAR_API.group], resources: [GUITAR_API.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] }];
   }
 }
 

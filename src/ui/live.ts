@@ -1,8 +1,6 @@
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ServerResponse } from 'node:http';
-import { KubeRest } from '../kube/rest';
-import { Informer } from '../runtime/informer';
-import { Logger } from '../runtime/log';
+import { Informer, KubeRest, Logger } from '../engine/client';
 import { GuitarObject, guitarsPath, sortGuitars } from './guitars';
 import { guitarRows, summary } from './page';
 

@@ -4,7 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServerResponse } from 'node:http';
-import { Logger } from '../runtime/log';
+import { Logger } from '../engine/client';
 import { Identities } from './acting-as';
 import { APP_JS, STYLE_CSS } from './assets';
 import { Actor, Authenticator, isUnauthenticated, LoginRequired, TOKEN_COOKIE, TOKEN_PATTERN, UiAuth, whoAmI } from './auth';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../controlplane/controlplane';
+import { repoRoot } from '../../src/testing/controlplane/controlplane';
 
 /**
  * The benchmark commands the docs name, run small, compiled as `npm run bench:*` runs them and

@@ -6,15 +6,15 @@ import { PolicyRule } from '../../src/bundle/rbac';
 import { OpenApiSchema } from '../../src/schema';
 import { KINDS } from '../../src/kinds';
 import { crdName, extraGroupNames, isExtraIdentity, servedIdentities } from '../../src/core/groups';
-import { hasVersions } from '../../src/core/versions';
+import { hasVersions } from '../../src/core/contract/versions';
 import { CustomResourceDefinitions } from '../../src/bundle/crd';
-import { installOptions } from '../../src/core/options';
-import { defineTestKind } from '../support/test-kind';
+import { installOptions } from '../../src/core/contract/options';
+import { defineTestKind } from '../../src/testing/test-kind';
 import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
 
 function bundle(secretCopy = false, withoutExtraGroups: string[] = []): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, secretCopy, withoutExtraGroups });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, optIns: secretCopy ? ['secrets'] : [], withoutExtraGroups });
   return chart.toJson();
 }
 const controllerRules = (objects: Record<string, any>[]): PolicyRule[] => // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -5,23 +5,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
-import { INJECT_CA_ANNOTATION, WEBHOOK_SERVICE } from '../../src/core/webhook';
+import { AnyKind } from '../../src/core/contract/kind';
+import { INJECT_CA_ANNOTATION, WEBHOOK_SERVICE } from '../../src/core/install/webhook';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { buildApp } from '../../src/main';
+import { buildApp } from '../../src/app';
 import { CertManagerSecret } from '../../src/runtime/conversion/cert-manager';
 import { ConversionWebhook } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
-import { runController } from '../../src/runtime/main';
-import { freePort } from '../controlplane/processes';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { runController } from '../../src/commands/controller';
+import { freePort } from '../../src/testing/controlplane/processes';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
+import { applyCrd } from '../../src/testing/objects';
 import { loadYaml, testObjects } from '../support/manifests';
-import { defineTestKind, defineVersionedTestKind } from '../support/test-kind';
+import { defineTestKind, defineVersionedTestKind } from '../../src/testing/test-kind';
 import { request as httpsRequest } from 'node:https';
 import { parse } from 'yaml';
 import { KINDS } from '../../src/kinds';
-import { METRICS_SERVICE } from '../../src/core/metrics-endpoint';
+import { METRICS_SERVICE } from '../../src/core/install/metrics-endpoint';
 import { monitoringFiles } from '../../src/monitoring/manifests';
 import { MetricsServer } from '../../src/runtime/metrics-server';
 import { MetricsCertificate } from '../../src/runtime/metrics-certificate';
@@ -99,11 +100,7 @@ async function writeCertManagerSecret(namespace: string, pair: { cert: string; k
 /** The kind's CRD pointing at the webhook on loopback, trusting `ca` as cainjector would set it from the Secret's ca.crt. */
 async function installCrd(kind: AnyKind, port: number, ca: string): Promise<void> {
   const crd = crdManifest(kind, { url: `https://127.0.0.1:${port}/convert`, caBundle: b64(ca) }) as unknown as KubeObject;
-  await objects.apply(crd);
-  await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-    const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  });
+  await applyCrd(objects, crd);
 }
 
 const object = (kind: AnyKind, version: string, namespace: string, name: string, spec: Json = {}): KubeObject => ({ apiVersion: `${kind.group}/${version}`, kind: kind.kind, metadata: { name, namespace }, spec });
@@ -155,11 +152,7 @@ describe('synth --webhook-certificates=cert-manager', () => {
 
   it('has Issuers and Certificates that cert-manager\u2019s published CRDs accept as they are (strict field validation, nothing pruned)', async () => {
     for (const crd of ['cert-manager.io_issuers.yaml', 'cert-manager.io_certificates.yaml'].flatMap((file) => loadYaml(join(__dirname, 'cert-manager', file)))) {
-      await objects.apply(crd);
-      await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-        const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-        return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-      });
+      await applyCrd(objects, crd);
     }
     const namespace = await createTestNamespace(kc, 'cert-manager-bundle');
     try {
@@ -218,7 +211,7 @@ describe('the metrics server with cert-manager\u2019s certificate (--metrics-cer
   });
 
   it('is scraped by the ServiceMonitor verifying the certificate by that Secret\u2019s ca.crt for the Service\u2019s name; self-signed, it skips the check', () => {
-    const tlsConfig = (certificates: 'self' | 'cert-manager') => (parse(monitoringFiles(KINDS, undefined, certificates).get('service-monitor.yaml')!) as Json).spec.endpoints[0].tlsConfig;
+    const tlsConfig = (certificates: 'self' | 'cert-manager') => (parse(monitoringFiles(KINDS, PRODUCT_NAMES, undefined, certificates).get('service-monitor.yaml')!) as Json).spec.endpoints[0].tlsConfig;
     expect(tlsConfig('cert-manager')).toEqual({ serverName, ca: { secret: { name: CERT_MANAGER.metricsSecretName, key: 'ca.crt' } } });
     expect(tlsConfig('self')).toEqual({ insecureSkipVerify: true });
   });

@@ -3,9 +3,9 @@ import { CustomResourceDefinitions } from '../../src/bundle/crd';
 import { webhookServiceConfig } from '../../src/bundle/deployment';
 import { OperatorBundle } from '../../src/bundle/operator';
 import { crdName, servedIdentities } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { KINDS } from '../../src/kinds';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { defineVersionedTestKind } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 // The install's side of the conversion webhook, with a test kind of two versions (and in an extra group).

@@ -3,9 +3,9 @@ import { compareCrds, CrdDocument } from '../../src/bundle/crd-compat/crd-compar
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { s } from '../../src/schema';
-import { eventually, suiteNamespace } from '../support/cluster';
+import { eventually, suiteNamespace } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { defineTestKind, installTestCrd } from '../support/test-kind';
+import { defineTestKind, installTestCrd } from '../../src/testing/test-kind';
 
 // The rules are the API server's own: what the comparison calls a break, a real control plane
 // refuses, for objects users already stored under the previous CRD.

@@ -46,7 +46,7 @@ describe('synth\u2019s CRD compatibility check', () => {
 
   it('names a field the new CRD lost, and compares with nothing when asked to or when the git ref is not there', () => {
     const baseline = baselineFile((spec) => (spec.properties.legacy = { type: 'string', description: 'A field a release had.' }));
-    const check = (...args: string[]) => spawnSync(process.execPath, [join(root, 'lib', 'src', 'main.js'), '--check', ...args], { cwd: root, env, encoding: 'utf8' });
+    const check = (...args: string[]) => spawnSync(process.execPath, [join(root, 'lib', 'src', 'app.js'), '--check', ...args], { cwd: root, env, encoding: 'utf8' });
     const removed = check(`--crd-baseline=file://${baseline}`);
     expect(removed.status).toBe(1);
     expect(removed.stderr).toContain('synth: ExchangeRate v1 spec.legacy: field removed');

@@ -4,9 +4,9 @@ import { compareCrds, CrdDocument } from '../../src/bundle/crd-compat/crd-compar
 import { CRD_RULES, CrdRule } from '../../src/bundle/crd-compat/finding';
 import { crdVerdict } from '../../src/bundle/crd-compat/verdict';
 import { UserError } from '../../src/core/errors';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { s } from '../../src/schema';
-import { defineTestKind, defineVersionedTestKind } from '../support/test-kind';
+import { defineTestKind, defineVersionedTestKind } from '../../src/testing/test-kind';
 
 // Pure: CRD manifests compared with each other, no control plane (crd-compat-apiserver.test.ts
 // shows the API server refusing what the rules call breaks).

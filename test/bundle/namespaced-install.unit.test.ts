@@ -1,10 +1,10 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { OperatorBundle } from '../../src/bundle/operator';
 import { kindRules, PolicyRule } from '../../src/bundle/rbac';
-import { namespacedKinds } from '../../src/core/namespaced';
+import { namespacedKinds } from '../../src/core/install/namespaced';
 import { KINDS } from '../../src/kinds';
-import { buildApp, loadFromEnvironment } from '../../src/main';
-import { childrenOf, defineTestKind } from '../support/test-kind';
+import { buildApp, loadFromEnvironment } from '../../src/app';
+import { childrenOf, defineTestKind } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 type Manifest = { kind: string; metadata: { name: string; namespace?: string }; rules?: PolicyRule[]; roleRef?: { kind: string; name: string }; subjects?: unknown[]; spec?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -26,7 +26,7 @@ describe('the namespaced install', () => {
     const objects = bundle();
     const roles = named(objects, 'Role', 'cdk8s-operators:serveds');
     expect(roles.map((r) => r.metadata.namespace)).toEqual(NAMESPACES);
-    for (const role of roles) expect(role.rules).toEqual(kindRules(servable, { secretCopy: false }));
+    for (const role of roles) expect(role.rules).toEqual(kindRules(servable, { optIns: [] }));
     expect(roles[0].rules!.flatMap((r) => r.resources)).toEqual(expect.arrayContaining(['serveds', 'serveds/status', 'serveds/finalizers', 'configmaps']));
     const bindings = named(objects, 'RoleBinding', 'cdk8s-operators:serveds');
     expect(bindings.map((b) => [b.metadata.namespace, b.roleRef])).toEqual(NAMESPACES.map((ns) => [ns, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cdk8s-operators:serveds' }]));
@@ -69,7 +69,7 @@ describe('the namespaced install', () => {
 
   it('changes nothing without namespaces: ClusterRoles, as before', () => {
     const objects = bundle([servable], []);
-    expect(named(objects, 'ClusterRole', 'cdk8s-operators:serveds')[0].rules).toEqual(kindRules(servable, { secretCopy: false }));
+    expect(named(objects, 'ClusterRole', 'cdk8s-operators:serveds')[0].rules).toEqual(kindRules(servable, { optIns: [] }));
     expect(objects.filter((o) => o.kind === 'Role' && o.metadata.name === 'cdk8s-operators:serveds')).toEqual([]);
   });
 });

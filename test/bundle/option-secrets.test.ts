@@ -1,10 +1,14 @@
 import { join } from 'node:path';
 import { App, Chart, Testing } from 'cdk8s';
 import { OperatorBundle } from '../../src/bundle/operator';
-import { CONTROLLER_OPTIONS_SECRET } from '../../src/core/options';
+import { CONTROLLER_OPTIONS_SECRET } from '../../src/core/contract/options';
 import { KINDS } from '../../src/kinds';
+import { helmBinary } from '../helm/helm';
+import { toolsBeforeAll } from '../support/go-tool';
 import { DIST, loadHelmTemplate, loadYaml } from '../support/manifests';
 import { PRODUCT_NAMES } from '../../src/product';
+
+toolsBeforeAll(helmBinary);
 
 type Env = { name: string; value?: string; valueFrom?: Record<string, unknown> };
 type Deployment = { kind: string; metadata: { name: string }; spec: { template: { spec: { containers: { args: string[]; env: Env[] }[] } } } };

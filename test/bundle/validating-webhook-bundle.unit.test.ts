@@ -1,8 +1,8 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { OperatorBundle } from '../../src/bundle/operator';
-import { AnyKind } from '../../src/core/kind';
-import { WebhookCertificates } from '../../src/core/webhook';
-import { defineTestKind } from '../support/test-kind';
+import { AnyKind } from '../../src/core/contract/kind';
+import { WebhookCertificates } from '../../src/core/install/webhook';
+import { defineTestKind } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 // The install's side of a kind's `validate` hook: a ValidatingWebhookConfiguration for the kinds

@@ -6,9 +6,9 @@ import { stringify } from 'yaml';
 import { crdManifest } from '../../src/bundle/crd';
 import { s } from '../../src/schema';
 import * as k8s from '@kubernetes/client-node';
-import { suiteNamespace, testKubeConfig } from '../support/cluster';
+import { suiteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { defineTestKind, installTestCrd } from '../support/test-kind';
+import { defineTestKind, installTestCrd } from '../../src/testing/test-kind';
 
 // `cdk8s-operators diff --dist` shows, before a merge, whether the CRDs it would apply break
 // what the cluster's users stored: the compatibility check against the CRDs the cluster serves.

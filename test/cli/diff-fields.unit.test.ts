@@ -1,5 +1,5 @@
 import { changedFields, differences } from '../../src/diff/fields';
-import { formatPlans, hasChanges } from '../../src/diff-command';
+import { formatPlans, hasChanges } from '../../src/commands/diff';
 import { matches } from '../../src/runtime/matches';
 
 // The diff lists a change exactly where the controller's own comparison would apply.

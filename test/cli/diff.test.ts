@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { KINDS_LISTED } from '../support/kinds';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { startController } from '../support/controller-process';
 
 /** The V8 flags the kernel started a process with. */

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { repoRoot, stopControlPlane, upLocalControlPlane } from './controlplane';
+import { repoRoot, stopControlPlane, upLocalControlPlane } from '../../src/testing/controlplane/controlplane';
 
 /**
  * `npm run cluster:up` / `cluster:down`: a local control plane for demos and for running

@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
-import { FAIL_LABEL } from './kwok-stages';
-import { createTestNamespace, deleteNamespace, eventually, isStatus, testKubeConfig } from '../support/cluster';
+import { FAIL_LABEL } from '../../src/testing/controlplane/kwok-stages';
+import { createTestNamespace, deleteNamespace, eventually, isStatus, testKubeConfig } from '../../src/testing/cluster';
 
 // What envtest cannot do: these need the garbage collector, the namespace, StatefulSet and
 // Job controllers, the scheduler and kwok's fake node.

@@ -1,31 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KINDS } from '../../src/kinds';
+import startClusterForRun from '../../src/testing/global-setup';
 import { LocalConversion, startLocalConversion } from '../support/conversion';
-import { startControlPlane, startWatchdog } from './controlplane';
 
 /**
- * Starts a fresh control plane for the test run, or uses the cluster TEST_KUBECONFIG points at.
- * Workers find it through TEST_KUBECONFIG, which they inherit.
+ * The test kit's global setup (a fresh control plane, or the cluster TEST_KUBECONFIG points at),
+ * after this repository's conversion webhook for its own kinds.
  */
 export default async function globalSetup(): Promise<void> {
   await serveConversion();
-  if (process.env.TEST_KUBECONFIG) {
-    console.log(`\nusing the cluster in TEST_KUBECONFIG=${process.env.TEST_KUBECONFIG}`);
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'cdk8s-operators-test-'));
-  const started = Date.now();
-  const state = await startControlPlane(dir);
-  // If Jest dies without its teardown, the watchdog stops the control plane (compiled by pretest).
-  startWatchdog(state.processes);
-  process.env.TEST_KUBECONFIG = state.kubeconfig;
-  process.env.TEST_CONTROL_PLANE_DIR = dir;
-  // Only the run that started it stops it: a Jest run nested in a test inherits TEST_CONTROL_PLANE_DIR too.
-  (globalThis as { startedControlPlaneDir?: string }).startedControlPlaneDir = dir;
-  process.env.TEST_CONTROL_PLANE_LOGS = state.logDir;
-  console.log(`\ncontrol plane (Kubernetes ${state.release?.version}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s; logs in ${state.logDir}`);
+  await startClusterForRun();
 }
 
 /**

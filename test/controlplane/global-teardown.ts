@@ -1,11 +1,7 @@
-import { stopControlPlane } from './controlplane';
+import stopClusterOfRun from '../../src/testing/global-teardown';
 
-/**
- * Stops the control plane this run's global-setup started (not one a parent run started and
- * handed down in TEST_CONTROL_PLANE_DIR); its logs stay for a failed run to point at.
- */
+/** The test kit's global teardown, then this repository's conversion webhook. */
 export default async function globalTeardown(): Promise<void> {
-  const { startedControlPlaneDir: dir, runConversion } = globalThis as { startedControlPlaneDir?: string; runConversion?: { close(): Promise<void> } };
-  if (dir) await stopControlPlane(dir);
-  await runConversion?.close();
+  await stopClusterOfRun();
+  await (globalThis as { runConversion?: { close(): Promise<void> } }).runConversion?.close();
 }

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { apiRequest } from './api';
-import { readState, restartExited } from './controlplane';
-import { isAlive, sleep, stillRunning } from './processes';
+import { apiRequest } from '../../src/testing/controlplane/api';
+import { readState, restartExited } from '../../src/testing/controlplane/controlplane';
+import { isAlive, sleep, stillRunning } from '../../src/testing/controlplane/processes';
 
 const run = promisify(execFile);
 // The compiled CLI, exactly what `npm run cluster:up` runs; `npm test` builds it first.

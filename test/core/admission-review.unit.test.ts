@@ -1,6 +1,6 @@
 import { answerAdmissionReview } from '../../src/core/admission-review';
-import { AnyKind } from '../../src/core/kind';
-import { defineTestKind } from '../support/test-kind';
+import { AnyKind } from '../../src/core/contract/kind';
+import { defineTestKind } from '../../src/testing/test-kind';
 
 // What the API server never sends but a peer may: each gets an answer, never an exception.
 const kind = defineTestKind('Admitted', {

@@ -1,5 +1,5 @@
-import { isChildCollection } from '../../src/core/child-policy';
-import { CHILD_VERBS } from '../../src/core/kind';
+import { isChildCollection } from '../../src/core/kit/child-policy';
+import { CHILD_VERBS } from '../../src/core/contract/kind';
 
 describe('isChildCollection: the one rule the controller and the diff plan use', () => {
   it('takes a collection the kind creates, lists and watches for a child one', () => {

@@ -56,10 +56,17 @@ describe('constructs load at their first use', () => {
     }
   });
 
+  it('the public face\u2019s entries a controller and the UI load (kind, operator, client) hold no cdk8s; constructs holds cdk8s-plus-27', () => {
+    const entry = (name: string) => `require(${JSON.stringify(join(LIB, 'src', 'engine', name))});`;
+    const { packages } = loadedAfter(['kind', 'operator', 'client'].map(entry).join(' '));
+    expect(packages.filter((p) => HEAVY.includes(p) || WEBHOOK.includes(p))).toEqual([]);
+    expect(loadedAfter(entry('constructs')).packages).toContain('cdk8s-plus-27');
+  });
+
   it.each(KINDS.map((k) => [k.kind, KINDS.indexOf(k)]))('rendering one %s loads its own constructs and no other kind\u2019s', (_kind, index) => {
     const { packages, constructs } = inFreshProcess(`
       const { App, Chart } = require('cdk8s');
-      const { validateResource } = require(${JSON.stringify(join(LIB, 'src', 'core', 'kind'))});
+      const { validateResource } = require(${JSON.stringify(join(LIB, 'src', 'core', 'contract', 'validation'))});
       const { renderChildren } = require(${JSON.stringify(join(LIB, 'src', 'core', 'render'))});
       const kind = KINDS[${index}];
       const example = kind.example(new Chart(new App(), 'examples'), 'team-a').toJson();

@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
-import { CustomResource } from '../../src/core/kind';
-import { childLabels, isEngineLabel, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, PART_OF_LABEL, withoutEngineLabels } from '../../src/core/names';
+import { CustomResource } from '../../src/core/contract/kind';
+import { childLabels, isEngineLabel, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, PART_OF_LABEL, withoutEngineLabels } from '../../src/core/kit/names';
 import { renderChildren } from '../../src/core/render';
-import { defineTestKind, TestSpec } from '../support/test-kind';
+import { defineTestKind, TestSpec } from '../../src/testing/test-kind';
 
 /** Labels that say "I am Database victim's child in team-b": what a forged child would carry. */
 const FORGED = {

@@ -1,9 +1,9 @@
 import { main } from '../../src/cli';
 import { allIdentities, checkWithoutExtraGroups, crdName, extraGroupNames, isExtraIdentity, mainIdentity, servedIdentities } from '../../src/core/groups';
-import { apiVersionOf } from '../../src/core/kind';
-import { childLabels, OWNER_KIND_LABEL } from '../../src/core/names';
+import { apiVersionOf } from '../../src/core/contract/kind';
+import { childLabels, OWNER_KIND_LABEL } from '../../src/core/kit/names';
 import { withOwner } from '../../src/core/ownership';
-import { defineTestKind } from '../support/test-kind';
+import { defineTestKind } from '../../src/testing/test-kind';
 
 const render = () => undefined;
 const pair = defineTestKind('Pair', { extraGroups: ['pair.other.example.com'], shortNames: ['tw'], render });

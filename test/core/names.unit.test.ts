@@ -1,4 +1,4 @@
-import { childName, labelValue } from '../../src/core/names';
+import { childName, labelValue } from '../../src/core/kit/names';
 
 describe('childName', () => {
   it('is exactly prefix + owner + suffix when that fits', () => {

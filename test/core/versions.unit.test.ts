@@ -1,7 +1,8 @@
 import { answerConversionReview } from '../../src/core/conversion-review';
-import { KubeJson, validateResource } from '../../src/core/kind';
-import { canonicalJson, CONVERSION_DATA_ANNOTATION, convertObject, sameJson } from '../../src/core/versions';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { KubeJson } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
+import { canonicalJson, CONVERSION_DATA_ANNOTATION, convertObject, sameJson } from '../../src/core/contract/versions';
+import { defineVersionedTestKind } from '../../src/testing/test-kind';
 
 const kind = defineVersionedTestKind('Tagged', { render: () => undefined });
 const group = kind.group;

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, readState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
-import { freePort, isAlive } from '../controlplane/processes';
-import { eventually } from '../support/cluster';
+import { ControlPlaneState, readState, startControlPlane, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { freePort, isAlive } from '../../src/testing/controlplane/processes';
+import { eventually } from '../../src/testing/cluster';
 
 // `npm run dev` as a developer runs it (compiled by pretest), against control planes of this
 // file's own: the dev controller serves every namespace, so it must not meet the shared one.
@@ -26,10 +26,11 @@ interface DevRun {
 
 function startDev(env: Record<string, string>): DevRun {
   let output = '';
-  const child = spawn(process.execPath, [join(root, 'lib', 'scripts', 'dev', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'lib', 'scripts', 'dev', 'dev-loop.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the last lines ("dev: stopped; ...") may still be unread when the process exits.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     exited,

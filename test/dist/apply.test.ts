@@ -2,8 +2,12 @@ import { join } from 'node:path';
 import { readdirSync, statSync } from 'node:fs';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { testKubeConfig } from '../support/cluster';
+import { helmBinary } from '../helm/helm';
+import { testKubeConfig } from '../../src/testing/cluster';
+import { toolsBeforeAll } from '../support/go-tool';
 import { DIST, installCrds, loadHelmTemplate, loadYaml, testObjects } from '../support/manifests';
+
+toolsBeforeAll(helmBinary);
 
 const objects = testObjects();
 const distFiles = ['0-crds.k8s.yaml', '1-operator.k8s.yaml', '2-instances.k8s.yaml'];

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createManager } from '../../src/kube/create-then-apply';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, loadYaml, toRunConversion } from '../support/manifests';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';

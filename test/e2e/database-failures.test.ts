@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { jobHolds, watchDataClaims } from '../support/data-claims';
 import { databaseObjects, Json } from '../support/database-objects';
 import { ControllerProcess, startController } from '../support/controller-process';
@@ -41,9 +41,15 @@ function whenPhase(o: KubeObject, phase: string, reason: string, timeoutMs = JOB
   );
 }
 
-/** The Database's Warning Events of `reason`. */
-async function warnings(name: string, reason: string) {
-  return (await eventsIn(objects, ns)).filter((e) => e.regarding.kind === 'Database' && e.regarding.name === name && e.type === 'Warning' && e.reason === reason);
+/**
+ * The Database's Warning Events of `reason`, once there is one: the engine records the Event after the status write the test
+ * waited for, so a single read can come too early.
+ */
+function warnings(name: string, reason: string) {
+  return eventually(`a Warning ${reason} for ${name}`, async () => {
+    const found = (await eventsIn(objects, ns)).filter((e) => e.regarding.kind === 'Database' && e.regarding.name === name && e.type === 'Warning' && e.reason === reason);
+    return found.length > 0 ? found : undefined;
+  });
 }
 
 beforeAll(async () => {

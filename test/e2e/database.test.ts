@@ -2,7 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { databaseObjects, Json } from '../support/database-objects';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';

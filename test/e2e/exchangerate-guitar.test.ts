@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { ControllerProcess, startController } from '../support/controller-process';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { loadYaml, DIST } from '../support/manifests';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { FakeRateProvider } from '../support/rate-provider';

@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeJson } from '../../src/core/kind';
+import { KubeJson } from '../../src/core/contract/kind';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
@@ -45,6 +45,8 @@ beforeAll(async () => {
   await objects.rest.request('PATCH', `/apis/operators.brennerm.github.io/v1/namespaces/${namespace}/exchangerates/usd/status`, {
     body: { status: { on_create: { 'configmap-name': LEGACY } } },
     contentType: 'application/merge-patch+json',
+    // Written as the original operator (kopf) writes it, not as ours: whose field it is decides whether ours may remove it.
+    query: { fieldManager: 'kopf' },
   });
 
   const log = join(mkdtempSync(join(tmpdir(), 'er-takeover-')), 'controller.log');
@@ -99,6 +101,7 @@ describe('an ExchangeRate taken over from the original operator', () => {
     await objects.rest.request('PATCH', `/apis/operators.brennerm.github.io/v1/namespaces/${namespace}/exchangerates/other/status`, {
       body: { status: { on_create: { 'configmap-name': 'exchange-rate-cad-zz9aa' } } },
       contentType: 'application/merge-patch+json',
+      query: { fieldManager: 'kopf' },
     });
     await touch('other');
     await whenReady(objects, exchangeRate('other'), 'False', 'Conflict', controller.logFile);

@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { whenReady } from '../support/resources';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { restartProcess } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
+import { restartProcess } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { FakeRateProvider } from '../support/rate-provider';

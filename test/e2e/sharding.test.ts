@@ -6,7 +6,7 @@ import { KubeRest } from '../../src/kube/rest';
 import { shardFieldManager } from '../../src/runtime/sharding/labels';
 import { DRAIN_LABEL, SHARD_LABEL } from '../../src/runtime/sharding/labels';
 import { shardName } from '../../src/runtime/sharding/members';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';

@@ -2,19 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crdName, servedIdentities } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
-import { convertObject, hasVersions } from '../../src/core/versions';
+import { AnyKind } from '../../src/core/contract/kind';
+import { convertObject, hasVersions } from '../../src/core/contract/versions';
 import { KubeObject } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { applyBundle, applyInOrder } from '../support/apply-bundle';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
+import { toolsBeforeAll } from '../support/go-tool';
 import { etcdOf, storedApiVersion } from '../support/storage-migration';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, loadYaml } from '../support/manifests';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { ReadyWatch } from '../support/ready-watch';
 import { Released, buildReleased } from '../support/released';
-import { helm } from '../helm/helm';
+import { helm, helmBinary } from '../helm/helm';
+
+toolsBeforeAll(helmBinary);
 
 // The upgrade a user makes: an install of the last release that served v1 only (commit 9103402,
 // the one before CopyratorRule and Database gained v2), with objects of every kind, upgraded to

@@ -2,8 +2,11 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { kustomizeBuild } from './kustomize';
+import { toolsBeforeAll } from '../support/go-tool';
+import { kustomizeBinary, kustomizeBuild } from './kustomize';
 import { SHIPPED_HEALTH } from './tools';
+
+toolsBeforeAll(kustomizeBinary);
 
 // dist/argocd/argocd-cm-health.yaml as docs/install.md tells an Argo CD user to use it: a patch in
 // the kustomization of their Argo CD install, built by the real kustomize. Argo CD's

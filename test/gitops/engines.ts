@@ -1,16 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-
-let bin: string | undefined;
+import { goTool } from '../support/go-tool';
 
 /** The engines' bin directory (kubectl, flux-apply), built on first use by engines/build.sh (minutes when the tool cache is cold). */
-export function enginesBin(): string {
-  if (!bin) {
-    const output = execFileSync('bash', [join(__dirname, 'engines', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    bin = output.trim().split('\n').at(-1)!;
-  }
-  return bin;
-}
+export const enginesBin = goTool(join(__dirname, 'engines', 'build.sh'));
 
 /** What an engine's run printed, and its exit code. */
 export interface EngineRun {

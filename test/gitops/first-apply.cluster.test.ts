@@ -1,14 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiVersionOf } from '../../src/core/kind';
+import { apiVersionOf } from '../../src/core/contract/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { applyInOrder } from '../support/apply-bundle';
 import { ControllerOnRollout, startControllerOnRollout } from '../support/controller-on-rollout';
+import { toolsBeforeAll } from '../support/go-tool';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { whenReady } from '../support/resources';
-import { kustomizeBuild } from './kustomize';
+import { kustomizeBinary, kustomizeBuild } from './kustomize';
+
+toolsBeforeAll(kustomizeBinary);
 
 // A team's first apply of its repository, `kubectl apply -k dist` without kubectl: the committed
 // dist/ built by the real kustomize and applied in its output order onto a fresh control plane

@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
 import { ControllerOnRollout, startControllerOnRollout } from '../support/controller-on-rollout';
+import { toolsBeforeAll } from '../support/go-tool';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { enginesBin, fluxApply, FluxChange } from './engines';
 import { expectHealthy, lateForTheController, localDist } from './first-sync';
-import { kustomizeBuildText, manifestsOf } from './kustomize';
+import { kustomizeBinary, kustomizeBuildText, manifestsOf } from './kustomize';
+import { gitopsHealth } from './tools';
+
+toolsBeforeAll(kustomizeBinary, enginesBin, gitopsHealth);
 
 // A team's first sync with Flux: a Kustomization on dist/ with `wait: true`, reconciled once by
 // kustomize-controller's own engine (fluxcd/pkg/ssa: CRDs, Namespaces and ClusterRoles applied

@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
+import { toolsBeforeAll } from '../support/go-tool';
 import { PrivateCluster, startPrivateCluster } from '../support/private-cluster';
 import { readyOf, Resource } from '../support/resources';
-import { argoCdHealth, kstatus, shippedHealthScripts } from './tools';
+import { argoCdHealth, gitopsHealth, kstatus, shippedHealthScripts } from './tools';
+
+toolsBeforeAll(gitopsHealth);
 
 // A private control plane: the test stops the controller to make generations stale and
 // deletions wait, which must not disturb the test files running beside it.

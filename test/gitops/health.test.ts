@@ -1,14 +1,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allIdentities, crdName, mainIdentity } from '../../src/core/groups';
-import { AnyKind, ReadyVerdict } from '../../src/core/kind';
-import { ENGINE_FAILURE_REASONS, ENGINE_PROGRESS_REASONS, failureReasons } from '../../src/core/status';
+import { AnyKind, KindCondition, ReadyVerdict } from '../../src/core/contract/kind';
+import { SYSTEM_CLOCK } from '../../src/core/contract/clock';
+import { ENGINE_FAILURE_REASONS, ENGINE_PROGRESS_REASONS, failureReasons } from '../../src/core/kit/status';
 import { argoCdHealthPatch, healthKey } from '../../src/gitops/argocd-health';
 import { KIND_FOLDERS, KINDS } from '../../src/kinds';
-import { statusPatch, verdictConditions } from '../../src/runtime/status';
+import { kindConditions, statusPatch, verdictConditions } from '../../src/runtime/status';
 import { ALL_CASES } from '../kinds/all-cases';
 import { objectOf } from '../kinds/cases';
-import { argoCdHealth, Judgement, kstatus, shippedHealthScripts, SHIPPED_HEALTH } from './tools';
+import { toolsBeforeAll } from '../support/go-tool';
+import { argoCdHealth, gitopsHealth, Judgement, kstatus, SHIPPED_HEALTH, shippedHealthScripts } from './tools';
+
+toolsBeforeAll(gitopsHealth);
 
 const root = join(__dirname, '..', '..');
 
@@ -22,15 +26,15 @@ interface State {
   readonly says?: string;
 }
 
-type Options = { generation?: number; deleting?: boolean; kindStatus?: object };
+type Options = { generation?: number; deleting?: boolean; kindStatus?: object; own?: readonly KindCondition[] };
 
 /** An object of `kind` whose status is what the engine's status writer makes of `verdict`, at generation 3. */
-function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generation = 3, deleting = false, kindStatus = {} }: Options = {}): Record<string, unknown> {
+function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generation = 3, deleting = false, kindStatus = {}, own = [] }: Options = {}): Record<string, unknown> {
   const cases = ALL_CASES.find((c) => c.kind === mainIdentity(kind));
   if (!cases) throw new Error(`${kind.kind} has no validation table, whose first valid object these states are made of (see test/kinds/validation.test.ts)`);
   const base = objectOf(kind, 'sample', cases.valid[0].body, 'team-a') as Record<string, unknown> & { metadata: Record<string, unknown> };
   const observed = { ...base, metadata: { ...base.metadata, uid: 'u-1', generation: 3 } } as never;
-  const status = verdict ? statusPatch(observed, verdictConditions(kind, observed, verdict), kindStatus) : undefined;
+  const status = verdict ? statusPatch(observed, [...verdictConditions(kind, observed, verdict, SYSTEM_CLOCK), ...kindConditions(kind, observed, own, SYSTEM_CLOCK)], kindStatus) : undefined;
   return {
     ...base,
     metadata: { ...base.metadata, uid: 'u-1', generation, ...(deleting ? { deletionTimestamp: '2026-11-24T10:00:00Z', finalizers: ['example.com/last-step'] } : {}) },
@@ -42,6 +46,9 @@ function objectWith(kind: AnyKind, verdict: ReadyVerdict | undefined, { generati
 const progressReasons = (kind: AnyKind): readonly string[] => kind.controller?.progressReasons ?? [];
 
 const notReady = (reason: string): ReadyVerdict => ({ status: 'False', reason, message: `because of ${reason}` });
+
+/** The kind's own conditions, each of these types with this status. */
+const ownConditions = (types: readonly string[], status: KindCondition['status']): KindCondition[] => types.map((type) => ({ type, status, reason: 'Own', message: `${type} is ${status}` }));
 
 /** Every state an object of `kind` can be in, with what Argo CD and kstatus must make of it. */
 function statesOf(kind: AnyKind): State[] {
@@ -56,6 +63,13 @@ function statesOf(kind: AnyKind): State[] {
     ...failures.map((reason) => ({ name: `failing: ${reason}`, object: objectWith(kind, notReady(reason)), argoCd: 'Degraded', kstatus: 'Failed', says: `${reason}: because of ${reason}` })),
     { name: 'ready, then changed', object: objectWith(kind, healthy, { generation: 4 }), argoCd: 'Progressing', kstatus: 'InProgress', says: 'generation 4 yet (last: 3)' },
     { name: 'failing, then changed', object: objectWith(kind, notReady(failures[0]), { generation: 4 }), argoCd: 'Progressing', kstatus: 'InProgress' },
+    // The kind's own conditions (its conditionTypes) say nothing of its health: Ready does.
+    ...(kind.controller?.conditionTypes?.length
+      ? [
+          { name: 'ready, its own conditions False', object: objectWith(kind, healthy, { own: ownConditions(kind.controller.conditionTypes, 'False') }), argoCd: 'Healthy', kstatus: 'Current' },
+          { name: 'failing, its own conditions True', object: objectWith(kind, notReady(failures[0]), { own: ownConditions(kind.controller.conditionTypes, 'True') }), argoCd: 'Degraded', kstatus: 'Failed' },
+        ]
+      : []),
     { name: 'ready, being deleted', object: objectWith(kind, healthy, { deleting: true }), argoCd: 'Progressing', kstatus: 'Terminating', says: 'being deleted' },
     { name: 'being deleted, waiting for a last step', object: objectWith(kind, notReady('Finalizing'), { deleting: true }), argoCd: 'Progressing', kstatus: 'Terminating', says: 'being deleted; Finalizing' },
     { name: 'being deleted, failing', object: objectWith(kind, notReady(failures.at(-1)!), { deleting: true }), argoCd: 'Degraded', kstatus: 'Terminating' },
@@ -86,6 +100,17 @@ describe('Argo CD health checks (dist/argocd/argocd-cm-health.yaml)', () => {
     const expected = (tool: 'argoCd' | 'kstatus') => states.map((state) => ({ state: state.name, [tool]: state[tool] }));
     expect(verdicts(states, argoCdHealth(scripts.get(healthKey(kind))!, states.map((s) => s.object)), 'argoCd')).toEqual(expected('argoCd'));
     expect(verdicts(states, kstatus(states.map((s) => s.object)), 'kstatus')).toEqual(expected('kstatus'));
+  });
+
+  it('read Ready, not the conditions a kind adds of its own (the kubebuilder tutorial\u2019s Available, Progressing, Degraded)', () => {
+    const guitar = KINDS.find((k) => k.kind === 'Guitar')!;
+    const script = scripts.get(healthKey(guitar))!;
+    const states = [
+      objectWith(guitar, { status: 'True', reason: 'Reconciled', message: 'ready' }, { own: [...ownConditions(['Available'], 'False'), ...ownConditions(['Progressing', 'Degraded'], 'True')] }),
+      objectWith(guitar, notReady('ChildNotReady'), { own: ownConditions(['Available', 'Degraded'], 'True') }),
+    ];
+    expect(argoCdHealth(script, states).map((j) => j.status)).toEqual(['Healthy', 'Progressing']);
+    expect(kstatus(states).map((j) => j.status)).toEqual(['Current', 'InProgress']);
   });
 
   it('show a Database\u2019s phase in the message', () => {

@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
 import { ControllerOnRollout, startControllerOnRollout } from '../support/controller-on-rollout';
+import { toolsBeforeAll } from '../support/go-tool';
 import { LocalCluster, startLocalCluster } from '../support/operator-cluster';
 import { enginesBin, EngineRun, kubectl } from './engines';
 import { customResources, expectHealthy, lateForTheController, localDist, objectName } from './first-sync';
-import { kustomizeBuild } from './kustomize';
+import { kustomizeBinary, kustomizeBuild } from './kustomize';
 import { objectDiff } from './drift';
+import { gitopsHealth } from './tools';
+
+toolsBeforeAll(kustomizeBinary, enginesBin, gitopsHealth);
 
 // A team's first sync with the real kubectl, the README's steps onto a fresh control plane: the
 // CRDs, Established, then `kubectl apply --server-side -k dist` once (kubectl's own kustomize),

@@ -1,18 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { goTool } from '../support/go-tool';
 import { parseAllDocuments } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
 
-let bin: string | undefined;
+const kustomizeBin = goTool(join(__dirname, 'kustomize', 'build.sh'));
 
 /** The real kustomize, built on first use by kustomize/build.sh (seconds when the tool cache is cold). */
-export function kustomizeBinary(): string {
-  if (!bin) {
-    const output = execFileSync('bash', [join(__dirname, 'kustomize', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    bin = join(output.trim().split('\n').at(-1)!, 'kustomize');
-  }
-  return bin;
-}
+export const kustomizeBinary = () => join(kustomizeBin(), 'kustomize');
 
 /** `kustomize build <dir>`'s output as it prints it (what an engine such as Flux's applies). */
 export function kustomizeBuildText(dir: string): string {

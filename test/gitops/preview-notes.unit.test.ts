@@ -1,11 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { AnyKind, CustomResource } from '../../src/core/kind';
+import { AnyKind, CustomResource } from '../../src/core/contract/kind';
 import { checkDeclared, scratchChart } from '../../src/gitops/instances';
 import { previewNotes } from '../../src/gitops/preview-notes';
 import { KINDS } from '../../src/kinds';
-import { exampleInstances, previews } from '../../src/main';
-import { defineTestKind, TestSpec } from '../support/test-kind';
+import { exampleInstances, previews } from '../../src/app';
+import { defineTestKind, TestSpec } from '../../src/testing/test-kind';
 
 // synth's previews of a kind whose children come from an observation: rendered with the sample
 // observation the kind declares, or said to be without one; a kind without an observer is not mentioned.

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { childState } from '../../src/runtime/readiness';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
+import { toolsBeforeAll } from '../support/go-tool';
 import { loadYaml } from '../support/manifests';
 import { KINDS_WITH_EXAMPLES } from '../support/kinds';
 import { OperatorCluster, startOperatorCluster } from '../support/operator-cluster';
 import { fieldDrift, objectDiff } from './drift';
-import { kustomizeBuild } from './kustomize';
+import { kustomizeBinary, kustomizeBuild } from './kustomize';
+
+toolsBeforeAll(kustomizeBinary);
 
 // dist/ synced as Argo CD syncs it: built by the real kustomize, applied server-side wave by
 // wave (argocd.argoproj.io/sync-wave), with the controller running from source. A control

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { goTool } from '../support/go-tool';
 import { parse } from 'yaml';
 
 /** The Argo CD health checks `npm run synth` ships. */
@@ -27,16 +28,10 @@ export interface Judgement {
   readonly error?: string;
 }
 
-let bin: string | undefined;
+const gitopsHealthBin = goTool(join(__dirname, 'build.sh'));
 
 /** gitops-health, built on first use by build.sh beside this file (seconds when the cache is cold). */
-function gitopsHealth(): string {
-  if (!bin) {
-    const output = execFileSync('bash', [join(__dirname, 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    bin = join(output.trim().split('\n').at(-1)!, 'gitops-health');
-  }
-  return bin;
-}
+export const gitopsHealth = () => join(gitopsHealthBin(), 'gitops-health');
 
 function run(args: string[], objects: readonly object[]): Judgement[] {
   return JSON.parse(execFileSync(gitopsHealth(), args, { input: JSON.stringify(objects), encoding: 'utf8' })) as Judgement[];

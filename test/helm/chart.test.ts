@@ -6,11 +6,14 @@ import { parse } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
 import { allIdentities } from '../../src/core/groups';
 import { KINDS } from '../../src/kinds';
+import { toolsBeforeAll } from '../support/go-tool';
 import { DIST, loadYaml } from '../support/manifests';
-import { CHART, helm, helmTemplate } from './helm';
+import { CHART, helm, helmBinary, helmTemplate } from './helm';
 import { App } from 'cdk8s';
-import { buildApp, operatorChart } from '../../src/main';
+import { buildApp, operatorChart } from '../../src/app';
 import { GuitarUiOptions } from '../../src/ui/install';
+
+toolsBeforeAll(helmBinary);
 
 type Container = { name: string; image: string; imagePullPolicy: string; args: string[]; resources: unknown };
 type Rule = { resources: string[] };
@@ -175,7 +178,7 @@ describe('dist/helm with the real helm', () => {
 
   it('renders each ui.auth mode as synth\u2019s GuitarUi renders it: no RBAC with users\u2019 tokens, impersonation of the listed users only, or the ServiceAccount\u2019s own access', () => {
     const uiOf = (objects: KubeObject[]) => objects.filter((o) => o.metadata.name.endsWith('guitar-ui')).sort((a, b) => id(a).localeCompare(id(b)));
-    const synthUi = (uiOptions: GuitarUiOptions) => uiOf(operatorChart(new App(), { kinds: KINDS, secretCopy: false, ui: true, uiOptions }).toJson() as KubeObject[]);
+    const synthUi = (uiOptions: GuitarUiOptions) => uiOf(operatorChart(new App(), { kinds: KINDS, companionOptions: { ui: uiOptions } }).toJson() as KubeObject[]);
     expect(uiOf(helmTemplate()).map(id)).not.toContain('ClusterRole//cdk8s-operators:guitar-ui');
     expect(uiOf(helmTemplate('--set', 'ui.auth=service-account'))).toEqual(synthUi({ auth: 'service-account' }));
     const impersonation = { userHeader: 'X-Auth-Request-User', users: ['alice', 'bob@example.com'], proxySecret: { name: 'ui-proxy', key: 'token' }, proxySecretHeader: 'X-From-Proxy' };

@@ -1,25 +1,21 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
+import { goTool } from '../support/go-tool';
 
 /** dist/helm, the chart `npm run synth` writes. */
 export const CHART = join(__dirname, '..', '..', 'dist', 'helm');
 
-let binary: string | undefined;
 /** Helm's own config, cache and data: a folder of this run's, never the user's ~/.config/helm. */
 let home: string | undefined;
 
+const helmBin = goTool(join(__dirname, 'build.sh'));
+
 /** The real helm, built on first use by build.sh beside this file (minutes when the tool cache is cold). */
-export function helmBinary(): string {
-  if (!binary) {
-    const output = execFileSync('bash', [join(__dirname, 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    binary = join(output.trim().split('\n').at(-1)!, 'helm');
-  }
-  return binary;
-}
+export const helmBinary = () => join(helmBin(), 'helm');
 
 export interface HelmRun {
   readonly code: number | null;

@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
-import { CHART, helm, helmTemplate } from './helm';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
+import { toolsBeforeAll } from '../support/go-tool';
+import { CHART, helm, helmBinary, helmTemplate } from './helm';
+
+toolsBeforeAll(helmBinary);
 
 type Crd = KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } };
 const RELEASE = 'cdk8s-operators';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeError, KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
+import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
 import { BuiltImage, buildImage, IMAGE_DIR, ImageConfig, imageConfig, readBuiltImage, requireImageTools, unpackImage } from '../support/image';
 import { KINDS_WITH_EXAMPLES } from '../support/kinds';
 import { loadYaml } from '../support/manifests';
@@ -309,7 +309,7 @@ describe('the controller from the image, holding only the RBAC dist/ grants', ()
   it('is ready on /readyz and was refused nothing it asked for', async () => {
     const port = logLines().find((l) => l.msg === 'controller starting')!.httpPort as number;
     await eventually('/readyz 200', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined));
-    const refused = readFileSync(controllerLog(), 'utf8').split('\n').filter((l) => /forbidden|\b403\b/i.test(l));
+    const refused = readFileSync(controllerLog(), 'utf8').split('\n').filter((l) => /forbidden|HTTP 403\b/i.test(l));
     expect(refused).toEqual([]);
   });
 

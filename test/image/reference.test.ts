@@ -3,13 +3,17 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KubeObject } from '../../src/kube/objects';
 import { controllerImage } from '../../src/bundle/version';
-import { projectVersion } from '../../src/core/version';
+import { projectVersion } from '../../src/core/install/version';
+import { helmBinary } from '../helm/helm';
+import { toolsBeforeAll } from '../support/go-tool';
 import { DIST, loadHelmTemplate, loadYaml } from '../support/manifests';
 import { App } from 'cdk8s';
-import { buildApp, loadFromEnvironment, operatorChart } from '../../src/main';
+import { buildApp, loadFromEnvironment, operatorChart } from '../../src/app';
 import { KINDS } from '../../src/kinds';
 import { IMAGE_EXPRESSION, operatorTemplate } from '../../src/gitops/helm/operator-template';
 import { PRODUCT_IDENTITY } from '../../src/product';
+
+toolsBeforeAll(helmBinary);
 
 const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 type Deployment = KubeObject & { spec: { template: { spec: { containers: { name: string; image: string }[] } } } };
@@ -47,7 +51,7 @@ describe('the controller image pinned by digest (synth --controller-digest)', ()
   });
 
   it('gives the Helm chart the digest as the default of image.digest, and the chart runs repository:tag@digest', () => {
-    const { template, defaults } = operatorTemplate(operatorChart, KINDS, { secretCopy: false, sharding: false, extraImages: [], withoutExtraGroups: [], webhookCertificates: 'self', image: pinned }, version);
+    const { template, defaults } = operatorTemplate(operatorChart, KINDS, { sharding: false, extraImages: [], withoutExtraGroups: [], webhookCertificates: 'self', image: pinned }, version);
     expect(defaults.image).toEqual({ repository: 'cdk8s-operators/controller', tag: '', digest, pullPolicy: 'IfNotPresent' });
     expect(template).toContain(`image: "${IMAGE_EXPRESSION}"`);
     expect(template).not.toContain(digest);

@@ -5,7 +5,7 @@ import { App } from 'cdk8s';
 import { UserError } from '../../src/core/errors';
 import { loadInstances } from '../../src/gitops/instances';
 import { KINDS } from '../../src/kinds';
-import { buildApp, exampleInstances, kustomization, loadFromEnvironment, previews } from '../../src/main';
+import { buildApp, exampleInstances, kustomization, loadFromEnvironment, previews } from '../../src/app';
 import { KINDS_LISTED, KINDS_WITH_EXAMPLES } from '../support/kinds';
 
 // Reading a team's resources (YAML documents and TypeScript declarations) and refusing bad ones,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { answerConversionReview } from '../../src/core/conversion-review';
-import { KubeJson } from '../../src/core/kube-json';
+import { KubeJson } from '../../src/core/contract/kube-json';
 import { KINDS } from '../../src/kinds';
 
 // npm run synth's script as a team runs it, on folders of resources other than src/instances/.

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AnyKind } from '../../src/core/kind';
-import { ValidationCases } from '../../src/core/validation-cases';
+import { AnyKind } from '../../src/core/contract/kind';
+import { ValidationCases } from '../../src/core/contract/validation-cases';
 
-export type { InvalidCase, ValidationCase as Case } from '../../src/core/validation-cases';
+export type { InvalidCase, ValidationCase as Case } from '../../src/core/contract/validation-cases';
 
 /** A kind with its validation table (see ValidationCases). */
 export interface KindCases extends ValidationCases {

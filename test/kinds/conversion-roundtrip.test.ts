@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { AnyKind, KubeJson, validateAsWritten } from '../../src/core/kind';
-import { canonicalJson, convertObject, KindVersion, versionNames, versionOf } from '../../src/core/versions';
+import { AnyKind, KubeJson } from '../../src/core/contract/kind';
+import { validateAsWritten } from '../../src/core/contract/validation';
+import { canonicalJson, convertObject, versionNames, versionOf } from '../../src/core/contract/versions';
+import { KindVersion } from '../../src/core/contract/version-layout';
 import { KINDS } from '../../src/kinds';
 import { formatFieldErrors, s } from '../../src/schema';
 import { arbitraryOf, objectsOf, rejectionOf } from '../support/arbitrary';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { defineVersionedTestKind } from '../../src/testing/test-kind';
 
 /**
  * Lossless round trips, proven from the schemas: for every kind and every older version beside
@@ -31,7 +33,7 @@ type Start = 'older' | 'hub';
 function refuseLossy(kind: AnyKind, older: KindVersion): void {
   if (older.lossy === undefined) return;
   throw new Error(
-    `${kind.kind} ${older.name} is declared lossy: ${older.lossy}. A conversion must give back every object exactly: return what the other version cannot hold as \`kept\` (src/core/versions.ts), and drop \`lossy\`.`,
+    `${kind.kind} ${older.name} is declared lossy: ${older.lossy}. A conversion must give back every object exactly: return what the other version cannot hold as \`kept\` (src/core/contract/version-layout.ts), and drop \`lossy\`.`,
   );
 }
 

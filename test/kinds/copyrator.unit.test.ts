@@ -1,7 +1,7 @@
-import { validateResource } from '../../src/core/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { previewChildren, renderChildren } from '../../src/core/render';
-import { KubeJson } from '../../src/core/kind';
-import { convertObject } from '../../src/core/versions';
+import { KubeJson } from '../../src/core/contract/kind';
+import { convertObject } from '../../src/core/contract/versions';
 import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION, COPIED_FROM_ANNOTATION, CopyratorSpec, CopyratorSpecV1, copyratorKind, isSealed, mayCopy, mayWriteInto, namedIn, SourceObject, sourceNamespaces, targetNamespaces } from '../../src/kinds/copyrator';
 
 const rule = { apiVersion: 'test.com/v1', kind: 'CopyratorRule', metadata: { name: 'shared', namespace: 'src' }, spec: { ruleType: 'configmap', selector: { copyrator: 'true' } } };

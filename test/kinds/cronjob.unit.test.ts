@@ -1,5 +1,6 @@
-import { AnyKind, validateAsWritten } from '../../src/core/kind';
-import { ValidationCases } from '../../src/core/validation-cases';
+import { AnyKind } from '../../src/core/contract/kind';
+import { validateAsWritten } from '../../src/core/contract/validation';
+import { ValidationCases } from '../../src/core/contract/validation-cases';
 import { FixtureKind, loadFixtureKind } from '../support/fixture-kind';
 import { objectOf } from './cases';
 

@@ -1,10 +1,11 @@
 import * as k8s from '@kubernetes/client-node';
-import { CustomResource, validateResource } from '../../src/core/kind';
+import { CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { Manifest, renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { databaseKind, DatabaseObservation, DatabaseSpec } from '../../src/kinds/database';
-import { deleteNamespace, eventually, ignoreNotFound, testKubeConfig } from '../support/cluster';
+import { deleteNamespace, eventually, ignoreNotFound, testKubeConfig } from '../../src/testing/cluster';
 import { startStorageProvisioner, StorageProvisioner } from '../support/storage-provisioner';
 import { installCrds, testObjects } from '../support/manifests';
 import { randomBytes } from 'node:crypto';

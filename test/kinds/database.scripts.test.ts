@@ -1,11 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CustomResource, validateResource } from '../../src/core/kind';
+import { CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { Manifest, renderChildren } from '../../src/core/render';
 import { databaseKind, DatabaseObservation, DatabaseSpec } from '../../src/kinds/database';
 import { DatabaseTlsMaterial, newDatabaseTls } from '../../src/kinds/database/tls';
 import { TLS_FILE_MODE, TLS_MOUNT } from '../../src/kinds/database/tls-secret';
-import { freePort, Login, psql, psqlUri, removeDir, runScript, runScriptOk, ScriptServer, scratchDir, writeSecretVolume } from '../support/postgres';
+import { freePort } from '../../src/testing/controlplane/processes';
+import { Login, psql, psqlUri, removeDir, runScript, runScriptOk, ScriptServer, scratchDir, writeSecretVolume } from '../support/postgres';
 
 // kwok's pods run no code, so the scripts the Database's pods would run are run here, on real
 // PostgreSQL servers on 127.0.0.1: taken from the rendered manifests as they are, with their

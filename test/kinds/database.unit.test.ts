@@ -1,6 +1,7 @@
 import { App, Chart } from 'cdk8s';
-import { CacheReader, CustomResource, ObserverContext, validateResource } from '../../src/core/kind';
-import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/names';
+import { CacheReader, CustomResource, ObserverContext } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../src/core/kit/names';
 import { withOwner } from '../../src/core/ownership';
 import { Manifest, previewChildren, renderChildren } from '../../src/core/render';
 import {
@@ -285,7 +286,7 @@ describe('Database children', () => {
   describe('the observer', () => {
     const STATEFULSETS = 'apps/statefulsets';
     const observe = (db: CustomResource<DatabaseSpec>, objects: Record<string, Json> = {}) => {
-      const caches: CacheReader = { get: (collection, key) => objects[`${collection.apiGroup}/${collection.resource}:${key}`], list: () => [] };
+      const caches: CacheReader = { get: (collection, key) => objects[`${collection.apiGroup}/${collection.resource}:${key}`], list: () => [], childrenOf: () => [] };
       return databaseController.observer!({ caches } as ObserverContext)(db as Parameters<ReturnType<NonNullable<typeof databaseController.observer>>>[0]);
     };
     const primary = (volumes: Json[], readyReplicas: number) => ({ [`${STATEFULSETS}:shop/orders`]: { spec: { template: { spec: { containers: [{ name: 'postgres', image: 'postgres:17' }], volumes } } }, status: { readyReplicas } } });

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { UserError } from '../../src/core/errors';
 import { KINDS } from '../../src/kinds';
 import { exchangeRateKind } from '../../src/kinds/exchangerate';
-import { runController } from '../../src/runtime/main';
+import { runController } from '../../src/commands/controller';
 import { ProviderError, RateProvider } from '../../src/kinds/exchangerate/provider';
 import { RateCache } from '../../src/kinds/exchangerate/rate-cache';
 import { FakeRateProvider, ProviderMode, startRateProvider } from '../support/rate-provider';

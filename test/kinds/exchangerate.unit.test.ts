@@ -1,5 +1,6 @@
-import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/child-policy';
-import { CustomResource, validateResource } from '../../src/core/kind';
+import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/kit/child-policy';
+import { CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { previewChildren, renderChildren } from '../../src/core/render';
 import { CURRENCIES, ExchangeRateSpec, exchangeRateKind } from '../../src/kinds/exchangerate';
 import { sampleQuote } from '../../src/kinds/exchangerate/sample';

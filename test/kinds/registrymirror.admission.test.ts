@@ -1,10 +1,10 @@
 import { App, Chart } from 'cdk8s';
-import { validateResource } from '../../src/core/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { Manifest, renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { registryMirrorKind } from '../../src/kinds/registrymirror';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
 
 // The real API server's word on the children: every one is accepted in a namespace labelled

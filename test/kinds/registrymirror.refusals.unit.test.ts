@@ -1,4 +1,4 @@
-import { KubeJson } from '../../src/core/kind';
+import { KubeJson } from '../../src/core/contract/kind';
 import { RegistryMirrorSpec } from '../../src/kinds/registrymirror';
 import { hostAllowed, isPublicRegistry } from '../../src/kinds/registrymirror/hosts';
 import { CREDENTIALS_FOR, refusal, RefusalInput } from '../../src/kinds/registrymirror/refusals';

@@ -1,6 +1,7 @@
 import { ApiObject, App, Chart, Testing } from 'cdk8s';
-import { CustomResource, validateResource } from '../../src/core/kind';
-import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/names';
+import { CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
+import { childLabels, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OWNER_NAMESPACE_LABEL } from '../../src/core/kit/names';
 import { Manifest, previewChildren, renderChildren } from '../../src/core/render';
 import {
   defaultMasqueradeUrl,

@@ -1,11 +1,11 @@
 import { crdName } from '../../src/core/groups';
-import { PrinterColumn } from '../../src/core/kind';
+import { PrinterColumn } from '../../src/core/contract/version-layout';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeError } from '../../src/kube/rest';
 import { selectableFieldsOf } from '../../src/bundle/selectable-fields';
 import { KINDS } from '../../src/kinds';
 import { OpenApiSchema } from '../../src/schema';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { installCrds, testObjects } from '../support/manifests';
 
 /**

@@ -1,6 +1,6 @@
-import { validateResource } from '../../src/core/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { formatFieldErrors } from '../../src/schema';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { KubeError } from '../../src/kube/rest';
 import { KubeObject } from '../../src/kube/objects';
 import { installCrds, testObjects } from '../support/manifests';
@@ -11,7 +11,7 @@ import { casesFile, objectOf, validationCasesOf } from './cases';
 it.each(KIND_FOLDERS.map((folder) => [folder]))('the kind in src/kinds/%s has a validation table', (folder) => {
   const cases = validationCasesOf(folder);
   const complete = !!cases?.valid.length && !!cases.invalid.length;
-  expect(complete ? 'complete' : `${casesFile(folder)} must export validationCases (see src/core/validation-cases.ts) with at least one valid and one invalid object`).toBe('complete');
+  expect(complete ? 'complete' : `${casesFile(folder)} must export validationCases (see src/core/contract/validation-cases.ts) with at least one valid and one invalid object`).toBe('complete');
 });
 
 // One table per kind, run twice: through the API server (CRD schema and CEL) and through

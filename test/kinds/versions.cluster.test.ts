@@ -1,5 +1,5 @@
 import { KubeObject } from '../../src/kube/objects';
-import { suiteNamespace } from '../support/cluster';
+import { suiteNamespace } from '../../src/testing/cluster';
 import { installCrds, testObjects } from '../support/manifests';
 
 // The real kinds in both of their versions on the real API server, which converts through the

@@ -1,6 +1,6 @@
 import { collectionPath, Discovery } from '../../src/kube/discovery';
 import { KubeRest, RequestOptions } from '../../src/kube/rest';
-import { testKubeConfig } from '../support/cluster';
+import { testKubeConfig } from '../../src/testing/cluster';
 
 /** A KubeRest that counts the discovery requests it sends. */
 class CountingRest extends KubeRest {

@@ -2,10 +2,13 @@ import { ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toolsBeforeAll } from '../support/go-tool';
 import { makeBusyboxRoot, runInContainer } from './busybox-jail';
 import { KEPT_FILE, OURS_MARK } from '../../src/kinds/registrymirror/node-config';
 import { renderMirror } from './rendered';
 import { mirrorTools } from './tools';
+
+toolsBeforeAll(mirrorTools);
 
 /**
  * The DaemonSet's own script, from the rendered manifest, run by busybox's sh in a root like

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, sleep } from '../controlplane/processes';
+import { isAlive, sleep } from '../../src/testing/controlplane/processes';
 import { RegistryClient } from './oci-client';
 import { TestTls } from './tls';
 

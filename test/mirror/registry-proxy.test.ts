@@ -3,13 +3,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../controlplane/processes';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { freePort } from '../../src/testing/controlplane/processes';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
+import { toolsBeforeAll } from '../support/go-tool';
 import { makeTestImage, RegistryClient, RegistryError } from './oci-client';
 import { makeMirrorJail, RunningRegistry, startMirror, startUpstream } from './registries';
 import { mountSecretVolumes, renderMirror, resolveEnv } from './rendered';
 import { makeTestTls, TestTls } from './tls';
 import { mirrorTools } from './tools';
+
+toolsBeforeAll(mirrorTools);
 
 /**
  * The cache's proxy configuration, proven with the real programs: distribution's registry

@@ -1,7 +1,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CustomResource, validateResource } from '../../src/core/kind';
+import { CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { Manifest, renderChildren } from '../../src/core/render';
 import { registryMirrorKind, RegistryMirrorObservation, RegistryMirrorSpec, RegistryMirrorStatus } from '../../src/kinds/registrymirror';
 

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { goTool } from '../support/go-tool';
 
 /** The real programs the mirror tests run, built once by build.sh beside this file. */
 export interface MirrorTools {
@@ -9,14 +9,10 @@ export interface MirrorTools {
   readonly containerdHosts: string;
 }
 
-let built: MirrorTools | undefined;
+const mirrorBin = goTool(join(__dirname, 'build.sh'));
 
 /** Builds the tools on first use (minutes when the cache is cold) and returns their paths. */
 export function mirrorTools(): MirrorTools {
-  if (!built) {
-    const output = execFileSync('bash', [join(__dirname, 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    const bin = output.trim().split('\n').at(-1)!;
-    built = { registry: join(bin, 'registry'), containerdHosts: join(bin, 'containerd-hosts') };
-  }
-  return built;
+  const bin = mirrorBin();
+  return { registry: join(bin, 'registry'), containerdHosts: join(bin, 'containerd-hosts') };
 }

@@ -1,4 +1,4 @@
-import { objectGaugeMetric } from '../../src/core/monitoring';
+import { objectGaugeMetric } from '../../src/core/contract/monitoring';
 import { KINDS } from '../../src/kinds';
 import { longestBackupInterval } from '../../src/kinds/database/backup-interval';
 import { PRODUCT_NAMES } from '../../src/product';

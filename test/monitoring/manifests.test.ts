@@ -4,8 +4,12 @@ import { KubeObject } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { dashboardQueries } from '../../src/monitoring/dashboard';
 import { DASHBOARD_FILE, serviceMonitor } from '../../src/monitoring/manifests';
+import { toolsBeforeAll } from '../support/go-tool';
 import { DIST, loadYaml } from '../support/manifests';
-import { helm, helmTemplate } from '../helm/helm';
+import { helm, helmBinary, helmTemplate } from '../helm/helm';
+import { PRODUCT_NAMES } from '../../src/product';
+
+toolsBeforeAll(helmBinary);
 
 const id = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 const monitoring = (file: string) => loadYaml(join(DIST, 'monitoring', file));
@@ -28,7 +32,7 @@ describe('dist/monitoring', () => {
   it('has a dashboard whose panels carry exactly the queries the Prometheus test runs', () => {
     const dashboard = JSON.parse(readFileSync(join(DIST, 'monitoring', DASHBOARD_FILE), 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
     const alerts = (monitoring('rules.yaml')[0] as unknown as { groups: { rules: { alert: string }[] }[] }).groups.flatMap((g) => g.rules.map((r) => r.alert));
-    expect(dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr))).toEqual(dashboardQueries(alerts));
+    expect(dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr))).toEqual(dashboardQueries(alerts, PRODUCT_NAMES));
     expect(KINDS.length).toBeGreaterThan(0);
   });
 });
@@ -48,7 +52,7 @@ describe('the Helm chart\u2019s monitoring value', () => {
   it('verifies the controller by cert-manager\u2019s CA with webhookCertificates=cert-manager, as synth --webhook-certificates=cert-manager writes it', () => {
     const monitor = (objects: KubeObject[]) => objects.find((o) => o.kind === 'ServiceMonitor') as KubeObject & { spec: { endpoints: { tlsConfig: unknown }[] } };
     const rendered = monitor(helmTemplate('--set', 'monitoring.enabled=true', '--set', 'webhookCertificates=cert-manager'));
-    expect(rendered).toEqual(serviceMonitor('cert-manager'));
+    expect(rendered).toEqual(serviceMonitor(PRODUCT_NAMES, 'cert-manager'));
     expect(rendered.spec.endpoints[0].tlsConfig).toEqual({ serverName: 'controller-metrics.cdk8s-operators.svc', ca: { secret: { name: 'cdk8s-operators-metrics-tls', key: 'ca.crt' } } });
     expect(monitor(helmTemplate('--set', 'monitoring.enabled=true')).spec.endpoints[0].tlsConfig).toEqual({ insecureSkipVerify: true });
   });

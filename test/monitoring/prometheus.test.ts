@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { dashboardQueries } from '../../src/monitoring/dashboard';
-import { MONITORING_JOB } from '../../src/monitoring/engine-alerts';
+import { monitoringJob } from '../../src/monitoring/engine-alerts';
 import { ruleGroups } from '../../src/monitoring/rules';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, installCrds, testObjects } from '../support/manifests';
 import { metricsReaderToken, readerBinding } from '../support/metrics-reader';
 import { PrometheusProcess, rulesWithShortFor, startPrometheus } from '../support/prometheus';
 import { FakeRateProvider, startRateProvider } from '../support/rate-provider';
 import { whenReady } from '../support/resources';
+import { PRODUCT_NAMES } from '../../src/product';
+const MONITORING_JOB = monitoringJob(PRODUCT_NAMES);
 
 // A real Prometheus scrapes the controller (started from source) with the shipped rules, every
 // `for:` shortened to 2 s: the cluster is broken, the matching alerts fire, it is fixed, they clear.
@@ -81,7 +83,7 @@ afterAll(async () => {
 it('scrapes the controller and finds the shipped rules loaded', async () => {
   await eventually('the controller to be up and leading', async () => ((await prometheus.query(`sum(leader_election_master_status{job="${MONITORING_JOB}"}) == 1`)).length ? true : undefined));
   const loaded = await fetch(`${prometheus.url}/api/v1/rules`).then((r) => r.json() as Promise<{ data: { groups: { name: string; rules: { name: string }[] }[] } }>);
-  expect(loaded.data.groups.flatMap((g) => g.rules.map((r) => r.name)).sort()).toEqual(ruleGroups(KINDS).flatMap((g) => g.rules.map((r) => r.alert)).sort());
+  expect(loaded.data.groups.flatMap((g) => g.rules.map((r) => r.name)).sort()).toEqual(ruleGroups(KINDS, PRODUCT_NAMES).flatMap((g) => g.rules.map((r) => r.alert)).sort());
 });
 
 it('fires the provider, conflict, Held and Stalled alerts when the cluster breaks, and every dashboard query returns data', async () => {
@@ -116,8 +118,8 @@ it('fires the provider, conflict, Held and Stalled alerts when the cluster break
   const held = await eventually('DatabaseHeld to fire', () => firing('DatabaseHeld', { namespace: ns, name: 'held', reason: 'Downgrade' }), 90_000);
   expect(held.annotations.description).toContain(`Database ${ns}/held is Held (Downgrade)`);
 
-  const alertNames = ruleGroups(KINDS).flatMap((g) => g.rules.map((r) => r.alert));
-  for (const expr of dashboardQueries(alertNames)) {
+  const alertNames = ruleGroups(KINDS, PRODUCT_NAMES).flatMap((g) => g.rules.map((r) => r.alert));
+  for (const expr of dashboardQueries(alertNames, PRODUCT_NAMES)) {
     const result = await eventually(`dashboard query ${expr} to return data`, async () => ((await prometheus.query(expr)).length ? true : undefined), 30_000);
     expect(result).toBe(true);
   }

@@ -7,8 +7,9 @@ import { KINDS } from '../../src/kinds';
 import { PrometheusAlert, ruleGroups, runbookAnchor } from '../../src/monitoring/rules';
 import { DIST } from '../support/manifests';
 import { AlertCase, ALERT_CASES } from './alert-cases';
+import { PRODUCT_NAMES } from '../../src/product';
 
-const groups = ruleGroups(KINDS);
+const groups = ruleGroups(KINDS, PRODUCT_NAMES);
 const alerts = groups.flatMap((g) => g.rules);
 const dir = mkdtempSync(join(tmpdir(), 'rules-'));
 
@@ -85,6 +86,6 @@ describe('a rule that is wrong', () => {
 
   it('is refused by the synth when two alerts share a name', () => {
     const twice = { ...KINDS[0], monitoring: { alerts: [{ alert: 'Cdk8sOperatorsControllerDown', expr: 'vector(1)', for: '1m', severity: 'info' as const, summary: 'x.', description: 'x' }] } };
-    expect(() => ruleGroups([twice])).toThrow('monitoring: the alert Cdk8sOperatorsControllerDown is declared twice');
+    expect(() => ruleGroups([twice], PRODUCT_NAMES)).toThrow('monitoring: the alert Cdk8sOperatorsControllerDown is declared twice');
   });
 });

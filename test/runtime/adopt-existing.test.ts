@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
-import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/child-policy';
-import { KubeJson } from '../../src/core/kind';
-import { eventually } from '../support/cluster';
+import { ADOPT_EXISTING_ANNOTATION } from '../../src/core/kit/child-policy';
+import { KubeJson, OwnerReference } from '../../src/core/contract/kind';
+import { eventually } from '../../src/testing/cluster';
 import { gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 /**
  * A kind that renders, beside its own ConfigMap, one an earlier operator made for it under a
@@ -27,7 +27,7 @@ describe('a child marked adopt-existing', () => {
     metadata: { name, namespace: served.namespace, labels: { earlier } },
     spec: { size },
   });
-  const configMap = (name: string, ownerReferences: unknown[] = []) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace, ownerReferences }, data: { size: 'old', kept: 'yes' } });
+  const configMap = (name: string, ownerReferences: OwnerReference[] = []) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace, ownerReferences }, data: { size: 'old', kept: 'yes' } });
   const read = (name: string) => served.objects.find<KubeJson & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: served.namespace } });
   /**
    * An earlier operator's object carries none of our labels, so no watch sees it appear: the
@@ -35,7 +35,7 @@ describe('a child marked adopt-existing', () => {
    */
   const nudge = (owner: KubeJson) => served.objects.apply({ apiVersion: owner.apiVersion, kind: owner.kind, metadata: { name: owner.metadata.name, namespace: served.namespace, annotations: { nudge: String(Date.now()) } } });
   /** A controller ownerReference to `owner`, as another operator would write it. */
-  const ownedBy = (owner: KubeJson, controller = true) => ({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller, blockOwnerDeletion: true });
+  const ownedBy = (owner: KubeJson, controller = true) => ({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid!, controller, blockOwnerDeletion: true });
 
   it('is taken over and kept up to date when an earlier operator made it for this owner', async () => {
     const owner = await served.objects.create<KubeJson>(object('adopts', 1, 'adopts-x7k2p'));

@@ -4,20 +4,21 @@ import { webcrypto, X509Certificate } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { splitPem } from '../../src/runtime/conversion/certificates';
 import { CaInjector } from '../../src/runtime/conversion/inject';
 import { ConversionWebhook, ConversionWebhookOptions } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
-import { runController } from '../../src/runtime/main';
-import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
+import { runController } from '../../src/commands/controller';
+import { createTestNamespace, deleteNamespace, eventually, suiteNamespace, testKubeConfig } from '../../src/testing/cluster';
+import { applyCrd } from '../../src/testing/objects';
 import { presentedCertificate } from '../support/conversion';
 import { testObjects } from '../support/manifests';
-import { defineTestKind, defineVersionedTestKind, installTestCrd } from '../support/test-kind';
+import { defineTestKind, defineVersionedTestKind, installTestCrd } from '../../src/testing/test-kind';
 import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
-import { freePort } from '../controlplane/processes';
+import { freePort } from '../../src/testing/controlplane/processes';
 
 // The conversion webhook on the real control plane: the API server (a process on 127.0.0.1)
 // posts its ConversionReviews to the webhook in this process, by the `url` client config of
@@ -35,11 +36,7 @@ const urlOf = (port: number) => `https://127.0.0.1:${port}/convert`;
 /** Installs the kind's CRD pointing at `url` (no CA yet: the webhook injects it) and waits until it is Established. */
 async function installCrd(kind: AnyKind, url: string): Promise<void> {
   const crd = crdManifest(kind, { url }) as unknown as KubeObject;
-  await objects.apply(crd);
-  await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-    const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  });
+  await applyCrd(objects, crd);
 }
 
 async function startWebhook(options: Omit<ConversionWebhookOptions, 'host' | 'operator'> & { host?: string }): Promise<ConversionWebhook> {

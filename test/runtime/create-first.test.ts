@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
-import { KubeJson } from '../../src/core/kind';
+import { KubeJson } from '../../src/core/contract/kind';
 import { createManager, ManagedFieldsEntry } from '../../src/kube/create-then-apply';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 /**

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { eventsIn, readyOf, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 /** Renders a ConfigMap of its own name; says a conflicting child by its name alone. */
 const discreetKind = defineTestKind('DiscreetConflict', {

@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 const CONFIGMAPS = { apiGroup: '', resource: 'configmaps' };
 const configMap = (scope: Construct, id: string, name: string) => new ApiObject(scope, id, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { made: id } });

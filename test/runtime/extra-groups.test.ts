@@ -1,11 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import { servedIdentities } from '../../src/core/groups';
-import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../src/core/names';
+import { MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../src/core/kit/names';
 import { KubeObject } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { eventsIn, gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, installTestCrd, serveTestKindForSuite, TestSpec } from '../support/test-kind';
-import { KindDefinition } from '../../src/core/kind';
+import { childrenOf, defineTestKind, installTestCrd, serveTestKindForSuite, TestSpec } from '../../src/testing/test-kind';
+import { KindDefinition } from '../../src/core/contract/kind';
 
 const MAIN = 'twin.test.cdk8s-operators.io';
 const EXTRA = 'twin.other.cdk8s-operators.io';

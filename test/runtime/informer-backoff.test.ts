@@ -3,7 +3,7 @@ import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { Informer } from '../../src/runtime/informer';
 import { createLogger } from '../../src/runtime/log';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
 import { startTestFaultProxy } from '../support/fault-proxy';
 

@@ -2,9 +2,9 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { keptUntilRelease, withOwner } from '../../src/core/ownership';
 import { KubeObject } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { deleteWithPropagation, gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 const GROUP = 'lingering.test.cdk8s-operators.io';
 /** Set on a Lingering being deleted, it lets the finalizer go (the last step a real kind would wait for). */

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { eventsIn, gone, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 /** A kind that records Events of its own: one while it is served at a size, one when it is deleted. */
 const announcedKind = defineTestKind('Announced', {

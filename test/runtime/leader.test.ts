@@ -2,7 +2,7 @@ import { KubeRest, RequestOptions } from '../../src/kube/rest';
 import { microTime } from '../../src/kube/time';
 import { LeaderElector } from '../../src/runtime/leader';
 import { createLogger } from '../../src/runtime/log';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 
 // Real Leases on the real API server, with short timings (lease 3 s, renew deadline 2 s, retry 0.5 s)
 // so that expiry and takeover happen within a test.

@@ -3,7 +3,7 @@ import { KubeRest } from '../../src/kube/rest';
 import { Informer } from '../../src/runtime/informer';
 import { createLogger } from '../../src/runtime/log';
 import { forgetSecretValues, MAX_SECRET_VALUES, rememberSecret } from '../../src/runtime/secret-values';
-import { eventually, suiteNamespace, testKubeConfig } from '../support/cluster';
+import { eventually, suiteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
 
 /** A pino logger (createLogger) whose lines are captured as written. */

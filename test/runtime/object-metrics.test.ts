@@ -1,9 +1,9 @@
 import { ApiObject } from 'cdk8s';
-import { ObservationError } from '../../src/core/kind';
+import { ObservationError } from '../../src/core/contract/kind';
 import { WorkQueue } from '../../src/runtime/queue';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 /** A kind that exports its size as a gauge, alerts on it, and fails its observation when the size is 13. */
 const gaugedKind = defineTestKind('Gauged', {

@@ -1,17 +1,17 @@
 import { ApiObject } from 'cdk8s';
 import { crdManifest } from '../../src/bundle/crd';
-import { OperatorIdentity, OperatorNames, operatorNames } from '../../src/core/identity';
-import { AnyKind, KubeJson } from '../../src/core/kind';
+import { OperatorIdentity, OperatorNames, operatorNames } from '../../src/core/install/identity';
+import { AnyKind, KubeJson } from '../../src/core/contract/kind';
 import { crdName } from '../../src/core/groups';
 import { createManager, ManagedFieldsEntry } from '../../src/kube/create-then-apply';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { PRODUCT_IDENTITY, PRODUCT_NAMES } from '../../src/product';
-import { runController } from '../../src/runtime/main';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { runController } from '../../src/commands/controller';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { childrenOf, defineVersionedTestKind } from '../support/test-kind';
-import { freePort } from '../controlplane/processes';
+import { childrenOf, defineVersionedTestKind } from '../../src/testing/test-kind';
+import { freePort } from '../../src/testing/controlplane/processes';
 
 // Two operators built on the engine, each with an identity of its own and a kind of its own,
 // run side by side in one namespace of one control plane, as two apps' `controller` commands

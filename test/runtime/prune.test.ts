@@ -1,10 +1,12 @@
 import { ApiObject } from 'cdk8s';
-import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/child-policy';
-import { KubeJson } from '../../src/core/kind';
-import { childLabels } from '../../src/core/names';
-import { eventually } from '../support/cluster';
+import { KEEP_ON_DELETE_ANNOTATION } from '../../src/core/kit/child-policy';
+import { KubeJson } from '../../src/core/contract/kind';
+import { childLabels } from '../../src/core/kit/names';
+import { withOwner } from '../../src/core/ownership';
+import { eventually } from '../../src/testing/cluster';
+import { testObjects } from '../support/manifests';
 import { whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 /** A kind with a ConfigMap per object, a second one while its size is above 1, and one kept on delete while above 2. */
 const prunedKind = defineTestKind('Pruned', {
@@ -28,7 +30,7 @@ describe('pruning', () => {
     expect(await read('owner-extra')).toBeDefined();
     // As a CronJob makes a Job from its jobTemplate: the owner's labels, and the maker as its controller.
     const maker = await served.objects.create<KubeJson>({ ...configMap('maker'), data: {} });
-    const made = { ...configMap('made-from-template'), metadata: { ...configMap('made-from-template').metadata, labels: childLabels(prunedKind, owner as never), ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'maker', uid: maker.metadata.uid, controller: true }] }, data: { run: '1' } };
+    const made = { ...configMap('made-from-template'), metadata: { ...configMap('made-from-template').metadata, labels: childLabels(prunedKind, owner as never), ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'maker', uid: maker.metadata.uid!, controller: true }] }, data: { run: '1' } };
     await served.objects.create(made);
 
     await served.objects.apply(object('owner', 1));
@@ -43,5 +45,59 @@ describe('pruning', () => {
     expect((await read('made-from-template'))?.data).toEqual({ run: '1' });
     const pruned = `ConfigMap ${served.namespace}/owner-extra`;
     expect(served.logLines.filter((line) => line.msg === 'pruned a child no longer rendered').map((line) => line.child)).toEqual([pruned, pruned]);
+  });
+});
+
+const CONFIGMAPS = { apiGroup: '', resource: 'configmaps' };
+/** The observations that made their owner's `<name>-late` child, once each; and those that saw it. */
+const madeLate = new Set<string>();
+const sawLate: string[] = [];
+
+/**
+ * A kind whose child `<name>-late` reaches the cache while an observation runs, as a Job the
+ * previous reconcile created may: that observation (size 2) does not see it and its render leaves
+ * it out; the next one sees it and renders it. Only a prune acting on what it saw keeps it.
+ */
+const latecomerKind = defineTestKind('Latecomer', {
+  manages: [childrenOf('', 'configmaps')],
+  controller: {
+    observer:
+      ({ caches }) =>
+      async (resource) => {
+        const late = `${resource.metadata.namespace}/${resource.metadata.name}-late`;
+        const saw = caches.get(CONFIGMAPS, late) !== undefined;
+        if (!saw && resource.spec.size > 1 && !madeLate.has(late)) {
+          madeLate.add(late);
+          const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${resource.metadata.name}-late`, namespace: resource.metadata.namespace, labels: childLabels(latecomerKind, resource) }, data: { made: 'late' } };
+          await testObjects().create(withOwner(child, resource, latecomerKind));
+          await eventually('the late child in the cache', async () => (caches.get(CONFIGMAPS, late) ? true : undefined), 10_000);
+        }
+        if (saw) sawLate.push(late);
+        return { saw };
+      },
+  },
+  render: (scope, resource, observation) => {
+    new ApiObject(scope, 'main', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: resource.metadata.name }, data: { made: 'render' } });
+    if ((observation as { saw?: boolean } | undefined)?.saw) new ApiObject(scope, 'late', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${resource.metadata.name}-late` }, data: { made: 'late' } });
+  },
+});
+
+describe('pruning on what the reconcile saw', () => {
+  const served = serveTestKindForSuite(latecomerKind, 'prune-seen');
+  const object = (size: number) => ({ apiVersion: 'latecomer.test.cdk8s-operators.io/v1', kind: 'Latecomer', metadata: { name: 'owner', namespace: served.namespace }, spec: { size } });
+  const late = () => served.objects.find<KubeJson>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner-late', namespace: served.namespace } });
+
+  it('never deletes a child that reached the cache after the reconcile took its look, and leaves the next reconcile to decide on it', async () => {
+    await served.objects.apply(object(1));
+    await whenReady(served.objects, object(1), 'True');
+    await served.objects.apply(object(2));
+    // The reconcile whose observation made it, and whose render left it out, is done.
+    await whenReady(served.objects, object(2), 'True');
+    expect(await late()).toBeDefined();
+    // The next reconcile (queued by the child's own event) saw it, and renders it.
+    await eventually('an observation that saw the late child', async () => (sawLate.length ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await late()).toBeDefined();
+    expect(served.logLines.filter((line) => line.msg === 'pruned a child no longer rendered')).toEqual([]);
   });
 });

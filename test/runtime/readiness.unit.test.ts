@@ -1,4 +1,4 @@
-import { KubeJson } from '../../src/core/kind';
+import { KubeJson } from '../../src/core/contract/kind';
 import { childState } from '../../src/runtime/readiness';
 
 const object = (kind: string, body: Record<string, unknown>, generation = 1): KubeJson => ({ apiVersion: 'v1', kind, metadata: { name: 'x', namespace: 'ns', generation }, ...body });

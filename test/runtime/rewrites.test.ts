@@ -1,12 +1,12 @@
 import { ApiObject } from 'cdk8s';
-import { CustomResource } from '../../src/core/kind';
+import { CustomResource } from '../../src/core/contract/kind';
 import { renderChildren } from '../../src/core/render';
 import { KubeObject } from '../../src/kube/objects';
 import { matches } from '../../src/runtime/matches';
 import { asStored, fieldChanges, ServerRewrites } from '../../src/runtime/rewrites';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { eventsIn, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite, TestSpec } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite, TestSpec } from '../../src/testing/test-kind';
 
 describe('fieldChanges and asStored: what the server made of a render', () => {
   const rendered = { spec: { egress: [], hard: { cpu: 0.01, pods: '10' }, ports: [{ port: 80, name: 'web' }] }, data: {} };

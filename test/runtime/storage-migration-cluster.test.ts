@@ -4,17 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { CRDS_PATH } from '../../src/kube/discovery';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { migrateStoredVersions, storageMigrationApi, svmName } from '../../src/runtime/conversion/migrate';
 import { createLogger } from '../../src/runtime/log';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
 import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
-import { defineVersionedTestKind } from '../support/test-kind';
+import { defineVersionedTestKind } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 /**

@@ -1,19 +1,19 @@
 import { dirname } from 'node:path';
 import { crdManifest } from '../../src/bundle/crd';
 import { crdName } from '../../src/core/groups';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { CRDS_PATH } from '../../src/kube/discovery';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { chooseStorageMigrationVersion, keepMigratingStoredVersions, migrateStoredVersions, StorageMigrationOptions, storageMigrationApi } from '../../src/runtime/conversion/migrate';
 import { createLogger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
-import { readState } from '../controlplane/controlplane';
+import { readState } from '../../src/testing/controlplane/controlplane';
 import { serverRelease } from '../support/server-release';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { LocalConversion, startLocalConversion } from '../support/conversion';
 import { testObjects } from '../support/manifests';
-import { defineVersionedTestKind, metricValue } from '../support/test-kind';
+import { defineVersionedTestKind, metricValue } from '../../src/testing/test-kind';
 import { etcdOf, firstRelease, installServedCrd, storedApiVersion } from '../support/storage-migration';
 import { PRODUCT_NAMES } from '../../src/product';
 

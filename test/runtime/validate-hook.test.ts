@@ -1,17 +1,17 @@
 import 'reflect-metadata';
 import { request as httpsRequest } from 'node:https';
 import { validatingWebhookManifest } from '../../src/bundle/validating-webhook';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { VALIDATING_WEBHOOKS_PATH } from '../../src/runtime/conversion/inject-validation';
 import { ConversionWebhook } from '../../src/runtime/conversion/webhook';
 import { createLogger } from '../../src/runtime/log';
 import { PRODUCT_NAMES } from '../../src/product';
-import { freePort } from '../controlplane/processes';
-import { createTestNamespace, deleteNamespace, eventually, refusalOf, testKubeConfig } from '../support/cluster';
+import { freePort } from '../../src/testing/controlplane/processes';
+import { createTestNamespace, deleteNamespace, eventually, refusalOf, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { defineTestKind, installTestCrd, TestSpec } from '../support/test-kind';
+import { defineTestKind, installTestCrd, TestSpec } from '../../src/testing/test-kind';
 
 // A kind's `validate` hook at admission on the real control plane: the API server (a process on
 // 127.0.0.1) posts its AdmissionReviews to the webhook in this process, by the `url` of local

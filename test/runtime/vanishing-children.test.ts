@@ -2,10 +2,10 @@ import { ApiObject } from 'cdk8s';
 import { FaultProxy } from '../support/fault-proxy-server';
 import { KubeObject } from '../../src/kube/objects';
 import { isNotFound, KubeRest } from '../../src/kube/rest';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { startTestFaultProxy } from '../support/fault-proxy';
 import { deleteWithPropagation, eventsIn, gone, readyOf, Resource, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKind, serveTestKindForSuite, ServedTestKind } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKind, serveTestKindForSuite, ServedTestKind } from '../../src/testing/test-kind';
 
 // The chaos soak found write storms of children made again as soon as they were removed: an
 // ExchangeRate's ConfigMap 87 times in a minute, an upgrade Job 44 times. The write budget

@@ -1,6 +1,7 @@
-import { Clock, KindDefinition, WakeAt } from '../../src/core/kind';
-import { eventually } from '../support/cluster';
-import { defineTestKind, serveTestKindForSuite, TestSpec } from '../support/test-kind';
+import { Clock, KindDefinition, WakeAt } from '../../src/core/contract/kind';
+import { eventually } from '../../src/testing/cluster';
+import { TestClock } from '../../src/testing/test-clock';
+import { defineTestKind, serveTestKindForSuite, TestSpec } from '../../src/testing/test-kind';
 
 /** A clock some 35 years ahead: a hook that reads the real time instead shows it at once. */
 const AHEAD_MS = Date.parse('2061-07-28T00:00:00Z') - Date.parse('2026-01-01T00:00:00Z');
@@ -106,5 +107,26 @@ describe('a wake later than the resync period (2 s)', () => {
     // The resyncs at about 2 s and 4 s, the wake at 5 s, which then asks no more: the next resync at about 7 s.
     expect(after.filter((ms) => ms < WAKE_MS).length).toBeGreaterThanOrEqual(2);
     expect(after.filter((ms) => ms >= WAKE_MS && ms < WAKE_MS + 1_500)).toHaveLength(1);
+  });
+});
+
+describe('a test clock that jumps (resync period 60 s)', () => {
+  const calls: Call[] = [];
+  const HOUR = 3_600_000;
+  const clock = new TestClock();
+  const served = serveTestKindForSuite(timedKind('Jumped', { hourly: onceAfter(HOUR) }, calls), 'wake-jump', undefined, { resyncMs: 60_000, clock });
+
+  it('reconciles at once an object whose wake time the jump reached', async () => {
+    await served.objects.apply(object(served.namespace, 'Jumped', 'hourly'));
+    await eventually('the first reconcile', async () => (reconcilesOf(calls, 'hourly').length ? true : undefined));
+    await sleep(1_000);
+    expect(reconcilesOf(calls, 'hourly')).toHaveLength(1);
+    clock.advance(HOUR);
+    const [first, woken] = await eventually('the wake after the jump', async () => {
+      const seen = reconcilesOf(calls, 'hourly');
+      return seen.length >= 2 ? seen : undefined;
+    });
+    expect(woken.realMs - first.realMs).toBeLessThan(5_000);
+    expect(woken.clockMs - first.clockMs).toBeGreaterThanOrEqual(HOUR);
   });
 });

@@ -1,5 +1,5 @@
-import { SYSTEM_CLOCK } from '../../src/core/clock';
-import { Clock, CustomResource } from '../../src/core/kind';
+import { SYSTEM_CLOCK } from '../../src/core/contract/clock';
+import { Clock, CustomResource } from '../../src/core/contract/kind';
 import { MAX_TIMER_MS, nextLook, wakeAtOf } from '../../src/runtime/wake';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');

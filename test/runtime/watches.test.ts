@@ -3,7 +3,7 @@ import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { createLogger } from '../../src/runtime/log';
 import { KindWatches } from '../../src/runtime/watches';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
 
 describe('KindWatches: shared label-selected watches of related collections', () => {
@@ -61,7 +61,7 @@ describe('KindWatches: shared label-selected watches of related collections', ()
     await objects.apply(child('a-1', 'a'));
     await objects.apply(child('a-2', 'a'));
     await objects.apply(child('b-1', 'b'));
-    const names = (ownerName: string) => children.childrenOf(owner(ownerName)).map((c) => c.metadata.name).sort();
+    const names = (ownerName: string) => children.childrenLabelled(owner(ownerName)).map((c) => c.metadata.name).sort();
     await eventually('three children cached', async () => (names('a').length + names('b').length === 3 ? true : undefined));
     expect([names('a'), names('b')]).toEqual([['a-1', 'a-2'], ['b-1']]);
     await objects.apply(child('a-2', 'b'));

@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { WriteBudget } from '../../src/runtime/write-budget';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
 import { eventsIn, whenReady } from '../support/resources';
-import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../support/test-kind';
+import { childrenOf, defineTestKind, metricValue, serveTestKindForSuite } from '../../src/testing/test-kind';
 
 describe('WriteBudget', () => {
   it('allows `limit` writes of a child within the window, then says how long until the oldest leaves it', () => {

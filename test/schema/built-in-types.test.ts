@@ -1,9 +1,10 @@
-import { AnyKind, validateResource } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { KubeObject } from '../../src/kube/objects';
 import { Infer, s } from '../../src/schema';
-import { createTestNamespace, deleteNamespace, refusalOf, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, refusalOf, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { defineTestKind, installTestCrd } from '../support/test-kind';
+import { defineTestKind, installTestCrd } from '../../src/testing/test-kind';
 
 // A kind embedding a built-in type (a Job template, as controller-gen embeds JobTemplateSpec)
 // and an opaque object, on the real API server: its CRD is accepted, a good template is kept

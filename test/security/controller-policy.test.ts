@@ -1,15 +1,16 @@
 import { App, Chart } from 'cdk8s';
 import { ControllerPolicy } from '../../src/bundle/controller-policy';
 import { OperatorBundle } from '../../src/bundle/operator';
-import { AnyKind, CustomResource, validateResource } from '../../src/core/kind';
+import { AnyKind, CustomResource } from '../../src/core/contract/kind';
+import { validateResource } from '../../src/core/contract/validation';
 import { renderChildren } from '../../src/core/render';
 import { scratchChart } from '../../src/gitops/instances';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KINDS } from '../../src/kinds';
 import { storageMigrationApi } from '../../src/runtime/conversion/migrate';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { testObjects } from '../support/manifests';
-import { defineTestKind } from '../support/test-kind';
+import { defineTestKind } from '../../src/testing/test-kind';
 import { actingAs } from '../support/tenancy';
 import { PRODUCT_NAMES } from '../../src/product';
 
@@ -28,7 +29,7 @@ let namespace: string;
 /** The install (secret copying on: the widest RBAC), as dist/ has it, without the Deployments: the test acts as the controller itself. */
 function install(): KubeObject[] {
   const chart = new Chart(new App(), 'install', { disableResourceNameHashes: true });
-  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, secretCopy: true });
+  new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, optIns: ['secrets'] });
   return (chart.toJson() as KubeObject[]).filter((o) => o.kind !== 'Deployment');
 }
 

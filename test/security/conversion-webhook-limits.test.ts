@@ -4,8 +4,8 @@ import { ClientRequest } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
+import { repoRoot } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
 import { startController } from '../support/controller-process';
 import { selfSigned } from '../support/self-signed';
 

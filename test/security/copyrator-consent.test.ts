@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION } from '../../src/kinds/copyrator';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { gone, readyOf, Resource, whenReady } from '../support/resources';
@@ -146,7 +146,12 @@ describe('a CopyratorRule of a namespace editor', () => {
     expect(await exists(configMap(theirs, OWN))).toBe(true);
     const steal = rule('steal', {});
     await eventually('the other team\u2019s object to be copied without consent', async () => ((await exists(configMap(mine, THEIRS))) ? true : undefined));
-    const still = await readyAsEditor(steal, 'False', 'NotAllowed');
+    // The copy is written before the status that counts it: wait for the count, not the copy alone.
+    const still = await eventually('status to count the copy', async () => {
+      const current = await editor.objects.get<Resource>(steal);
+      return current.status?.copies === 1 && current.status.observedGeneration === current.metadata.generation ? current : undefined;
+    });
+    expect(readyOf(still)).toMatchObject({ status: 'False', reason: 'NotAllowed' });
     // In the order of spec.namespaces, sorted.
     expect(readyOf(still)!.message).toBe(
       `spec.namespaces: ${operator} is never copied from (a kube-* namespace or the operator\u2019s own); spec.namespaces: kube-system is never copied from (a kube-* namespace or the operator\u2019s own)`,

@@ -1,18 +1,18 @@
 import { ApiObject } from 'cdk8s';
-import { CREATE_ONLY_ANNOTATION } from '../../src/core/child-policy';
-import { childLabels, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, PART_OF_LABEL, CHILD_MANAGER } from '../../src/core/names';
-import { CustomResource } from '../../src/core/kind';
+import { CREATE_ONLY_ANNOTATION } from '../../src/core/kit/child-policy';
+import { childLabels, labelValue, MANAGED_BY_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, ownerKindLabel, PART_OF_LABEL, CHILD_MANAGER } from '../../src/core/kit/names';
+import { CustomResource } from '../../src/core/contract/kind';
 import { ACCEPT_FROM_ANNOTATION, COPIED_FROM_ANNOTATION, copyratorKind } from '../../src/kinds/copyrator';
 import { KubeObject } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { Controller } from '../../src/runtime/controller';
 import { createLogger } from '../../src/runtime/log';
 import { Metrics } from '../../src/runtime/metrics';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { installCrds, testObjects } from '../support/manifests';
 import { readyOf, Resource, whenReady } from '../support/resources';
 import { namespaceEditor, NamespaceEditor } from '../support/tenancy';
-import { childrenOf, defineTestKind, installTestCrd, TestSpec } from '../support/test-kind';
+import { childrenOf, defineTestKind, installTestCrd, TestSpec } from '../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../src/product';
 
 /**

@@ -3,11 +3,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
 import { installClusterRole, metricsReaderToken, readerBinding } from '../support/metrics-reader';
-import { namespaceEditor, serviceAccountKubeconfig } from '../support/tenancy';
+import { namespaceEditor, serviceAccountKubeconfig, untilBound } from '../support/tenancy';
 
 /**
  * /metrics as a Pod of the cluster reaches it, asking with whatever token it has: the controller
@@ -31,6 +31,7 @@ async function bind(name: string, role: string, serviceAccount: string): Promise
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
   } as KubeObject);
+  await untilBound(admin, `system:serviceaccount:${ns}:${serviceAccount}`, role);
 }
 
 async function tokenOf(serviceAccount: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { KINDS } from '../../src/kinds';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { mayDo, namespaceEditor, NamespaceEditor, untilEditorMay } from '../support/tenancy';
 

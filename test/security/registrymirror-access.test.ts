@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { clusterRoleUser, mayDo, namespaceEditor } from '../support/tenancy';
 

@@ -2,14 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy-server';
-import { apiVersionOf } from '../../src/core/kind';
+import { apiVersionOf } from '../../src/core/contract/kind';
 import { KINDS } from '../../src/kinds';
 import { KubeObject } from '../../src/kube/objects';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from '../support/controller-process';
 import { installCrds, testObjects } from '../support/manifests';
 import { selfSigned } from '../support/self-signed';
-import { writeKubeconfig } from '../controlplane/credentials';
+import { writeKubeconfig } from '../../src/testing/controlplane/credentials';
 
 // Found by the chaos soak (docs/soak.md): a replica that lost its Lease began stopping, won its own
 // Lease back before it had exited (no one had taken it yet), and started reconciling again on the

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { AnyKind, KubeJson, validateAsWritten } from '../../src/core/kind';
-import { canonicalJson, CONVERSION_DATA_ANNOTATION, layoutOf } from '../../src/core/versions';
+import { AnyKind, KubeJson } from '../../src/core/contract/kind';
+import { validateAsWritten } from '../../src/core/contract/validation';
+import { canonicalJson, CONVERSION_DATA_ANNOTATION, layoutOf } from '../../src/core/contract/versions';
 import { formatFieldErrors, OpenApiSchema, Optional, Schema, schemaOf } from '../../src/schema';
 import { QuantitySchema } from '../../src/schema/scalars';
 

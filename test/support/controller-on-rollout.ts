@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeObject } from '../../src/kube/objects';
-import { eventually } from './cluster';
+import { eventually } from '../../src/testing/cluster';
 import { ControllerProcess, startController } from './controller-process';
 import { LocalCluster } from './operator-cluster';
 import { serviceAccountKubeconfig } from './tenancy';

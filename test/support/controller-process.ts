@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../controlplane/controlplane';
+import { repoRoot } from '../../src/testing/controlplane/controlplane';
+import { logChild } from './child-log';
 
 /** This checkout's CLI, built from source by `npm run build`; from the checkout's root, so that compiled programs in lib/ (the soak) find it too. */
 const CHECKOUT_BIN = join(repoRoot(), 'bin', 'cdk8s-operators');
@@ -37,14 +38,11 @@ export const TEST_MIRROR_HOSTS = { MIRROR_HOSTS: 'docker.io,quay.io,*.mirrors.te
  * `bin` is another build's CLI (e.g. a released one, test/support/released.ts).
  */
 export function startController(args: string[], logFile: string, env: Record<string, string> = {}, bin = CHECKOUT_BIN): ControllerProcess {
-  const log = createWriteStream(logFile, { flags: 'a' });
   const servesConversion = args.some((a) => a.startsWith('--webhook-url') || a.startsWith('--conversion-webhook'));
   const conversion = servesConversion ? {} : { CONVERSION_WEBHOOK: 'false' };
   const metricsPort = bin === CHECKOUT_BIN && !args.some((a) => a.startsWith('--metrics-port')) ? ['--metrics-port=0'] : [];
   const child = spawn(process.execPath, [bin, 'controller', ...args, ...metricsPort], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...TEST_MIRROR_HOSTS, ...conversion, ...env } });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = logChild(child, logFile);
   return {
     child,
     logFile,

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { createLogger } from '../../src/runtime/log';
 import { ConversionServer } from '../../src/runtime/conversion/server';
 import { selfSigned } from './self-signed';

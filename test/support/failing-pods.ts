@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
-import { FAIL_LABEL } from '../controlplane/kwok-stages';
-import { isStatus } from './cluster';
+import { FAIL_LABEL } from '../../src/testing/controlplane/kwok-stages';
+import { isStatus } from '../../src/testing/cluster';
 
 /** The label the Job controller puts on every Pod of a Job. */
 const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';

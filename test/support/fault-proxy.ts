@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { FaultProxy, startFaultProxy } from './fault-proxy-server';
-import { testKubeConfig } from './cluster';
+import { testKubeConfig } from '../../src/testing/cluster';
 import { selfSigned } from './self-signed';
 
 /** The soak's fault proxy (fault-proxy-server.ts) in front of the test control plane, and a kubeconfig that talks through it. */

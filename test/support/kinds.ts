@@ -1,5 +1,5 @@
 import { servedIdentities } from '../../src/core/groups';
-import { servedApiVersions } from '../../src/core/versions';
+import { servedApiVersions } from '../../src/core/contract/versions';
 import { KINDS } from '../../src/kinds';
 
 /** The kinds served, as messages list them: `ExchangeRate (operators.brennerm.github.io/v1), CopyratorRule (test.com/v2 or test.com/v1 or flant.com/v2 or flant.com/v1), ...`, in the order src/kinds/index.ts registers them. */

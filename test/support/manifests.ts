@@ -2,21 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { KubeRest } from '../../src/kube/rest';
 import { withWebhookClientConfig } from '../../src/bundle/crd';
 import { helmTemplate } from '../helm/helm';
 import { runConversion } from './conversion';
-import { eventually, testKubeConfig } from './cluster';
-import { repoRoot } from '../controlplane/controlplane';
+import { repoRoot } from '../../src/testing/controlplane/controlplane';
+import { applyCrd, testObjects } from '../../src/testing/objects';
 
 // From the checkout's root, so that compiled programs in lib/ (the soak) find it too.
 export const DIST = join(repoRoot(), 'dist');
-export const FIELD_MANAGER = 'cdk8s-operators-tests';
-
-/** An unstructured client for the cluster under test: objects go on the wire as written. */
-export function testObjects(): ObjectClient {
-  return new ObjectClient(new KubeRest(testKubeConfig()), FIELD_MANAGER);
-}
+export { FIELD_MANAGER, testObjects } from '../../src/testing/objects';
 
 /** Every object in a multi-document YAML file. */
 export function loadYaml(path: string): KubeObject[] {
@@ -39,12 +33,5 @@ export function toRunConversion<T extends { kind?: unknown }>(manifest: T): T {
 
 /** Installs the synthesized CRDs, converting through the run's webhook, and waits until each is Established. */
 export async function installCrds(objects: ObjectClient = testObjects()): Promise<void> {
-  const crds = loadYaml(join(DIST, '0-crds.k8s.yaml')).map(toRunConversion);
-  for (const crd of crds) await objects.apply(crd);
-  for (const crd of crds) {
-    await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-      const current = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-      return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? current : undefined;
-    });
-  }
+  for (const crd of loadYaml(join(DIST, '0-crds.k8s.yaml')).map(toRunConversion)) await applyCrd(objects, crd);
 }

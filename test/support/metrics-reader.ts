@@ -1,7 +1,8 @@
 import { App } from 'cdk8s';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
-import { buildApp } from '../../src/main';
+import { buildApp } from '../../src/app';
 import { PRODUCT_NAMES } from '../../src/product';
+import { untilBound } from './tenancy';
 
 /** The install's ClusterRoles by name, as synth writes them. */
 export function installClusterRole(name: string): KubeObject {
@@ -24,6 +25,7 @@ export async function metricsReaderToken(admin: ObjectClient, namespace: string,
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: PRODUCT_NAMES.metricsReaderRole },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
   } as KubeObject);
+  await untilBound(admin, `system:serviceaccount:${namespace}:${serviceAccount}`, PRODUCT_NAMES.metricsReaderRole);
   const token = await admin.rest.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
 import { withWebhookClientConfig } from '../../src/bundle/crd';
-import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../controlplane/controlplane';
-import { freePort } from '../controlplane/processes';
+import { ControlPlaneState, startControlPlane, startWatchdog, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { freePort } from '../../src/testing/controlplane/processes';
 import { ControllerProcess, startController } from './controller-process';
 import { FakeRateProvider, startRateProvider } from './rate-provider';
 

@@ -1,7 +1,8 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hostProgram, ImageConfig } from './image';
+import { logChild } from './child-log';
 
 /** What the kubelet mounts at /var/run/secrets/kubernetes.io/serviceaccount. */
 export interface ServiceAccountFiles {
@@ -71,9 +72,7 @@ export class PodSandbox {
   start(args: string[], logFile: string, extraEnv: Record<string, string> = {}): ChildProcess {
     // Its own process group, so that a watchdog can stop it the way it stops the control plane's processes.
     const child = spawn(this.chroot, this.argv(args), { env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const log = createWriteStream(logFile, { flags: 'a' });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    void logChild(child, logFile);
     return child;
   }
 

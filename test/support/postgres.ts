@@ -1,6 +1,5 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -73,18 +72,6 @@ function postgresWorkingDir(): string {
 /** How to spawn a program as the PostgreSQL user: its uid and gid, a working directory it can enter, exactly `env` (and PATH). */
 function asPostgres(env: Record<string, string>): { uid?: number; gid?: number; cwd: string; env: Record<string, string> } {
   return { ...runAs(), cwd: postgresWorkingDir(), env: scriptEnv(env) };
-}
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Only these variables, plus the PostgreSQL programs on PATH: what a pod's container would have. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState, startControlPlane, stopControlPlane } from '../controlplane/controlplane';
+import { ControlPlaneState, startControlPlane, stopControlPlane } from '../../src/testing/controlplane/controlplane';
 import { installCrds } from './manifests';
 import { FakeRateProvider, startRateProvider } from './rate-provider';
 

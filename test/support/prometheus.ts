@@ -3,7 +3,7 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Yaml } from 'cdk8s';
-import { eventually } from './cluster';
+import { eventually } from '../../src/testing/cluster';
 
 /**
  * A real Prometheus (Debian's `prometheus` package, scripts/system-packages.sh) on loopback,

@@ -1,6 +1,6 @@
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
-import { eventually } from './cluster';
+import { eventually } from '../../src/testing/cluster';
 
 export type Condition = { type: string; status: string; reason: string; message: string };
 export type Status = { conditions?: Condition[]; observedGeneration?: number; [key: string]: unknown };

@@ -1,4 +1,4 @@
-import { withoutEngineLabels } from '../../src/core/names';
+import { withoutEngineLabels } from '../../src/core/kit/names';
 import { ACCEPT_FROM_ANNOTATION, COPIED_FROM_ANNOTATION } from '../../src/kinds/copyrator';
 import { KubeObject } from '../../src/kube/objects';
 

@@ -1,8 +1,9 @@
-import { AnyKind } from '../../src/core/kind';
+import { AnyKind } from '../../src/core/contract/kind';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { ControlPlaneState } from '../controlplane/controlplane';
-import { eventually } from './cluster';
+import { ControlPlaneState } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
+import { applyCrd } from '../../src/testing/objects';
 
 /** Helpers of the storage migration tests: a kind's first release, and where an object is stored. */
 
@@ -29,11 +30,7 @@ export async function storedApiVersion(etcd: string, kind: AnyKind, namespace: s
 
 /** Applies a CRD and waits until it is Established and each of `servedVersions` is served. */
 export async function installServedCrd(objects: ObjectClient, rest: KubeRest, crd: KubeObject & { spec: Record<string, unknown> }, servedVersions: readonly string[]): Promise<void> {
-  await objects.apply(crd);
-  await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
-    const live = await objects.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  });
+  await applyCrd(objects, crd);
   const group = crd.spec.group as string;
   const plural = (crd.spec.names as { plural: string }).plural;
   for (const version of servedVersions) await eventually(`${plural}.${group}/${version} to be served`, () => rest.request('GET', `/apis/${group}/${version}/${plural}`, { query: { limit: '1' } }));

@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestNamespace, deleteNamespace, eventually, isStatus, testKubeConfig } from './cluster';
+import { createTestNamespace, deleteNamespace, eventually, isStatus, testKubeConfig } from '../../src/testing/cluster';
 import { PROVISIONED_BY_LABEL, startStorageProvisioner, StorageProvisioner } from './storage-provisioner';
 
 describe('the test cluster\u2019s storage provisioner', () => {

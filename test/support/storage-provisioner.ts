@@ -2,7 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isStatus } from './cluster';
+import { isStatus } from '../../src/testing/cluster';
 
 /** Marks the PersistentVolumes this provisioner made, so it deletes only its own. */
 export const PROVISIONED_BY_LABEL = 'cdk8s-operators.io/test-provisioner';

@@ -1,8 +1,8 @@
 import { withHeaders } from '../../src/kube/connection';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { writeKubeconfig } from '../controlplane/credentials';
-import { eventually } from './cluster';
+import { writeKubeconfig } from '../../src/testing/controlplane/credentials';
+import { eventually } from '../../src/testing/cluster';
 
 /**
  * Acting as the users a real cluster has, rather than as the admin: a namespace's editor is a
@@ -38,7 +38,9 @@ export async function namespaceEditor(admin: ObjectClient, namespace: string, na
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   } as KubeObject);
-  return actingAs(admin, namespace, name);
+  const editor = actingAs(admin, namespace, name);
+  await untilBound(admin, editor.username, 'edit', namespace);
+  return editor;
 }
 
 /**
@@ -56,7 +58,48 @@ export async function clusterRoleUser(admin: ObjectClient, clusterRole: string, 
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   } as KubeObject;
   await admin.apply(binding);
-  return { ...actingAs(admin, namespace, name), unbind: () => admin.delete(binding) };
+  const user = actingAs(admin, namespace, name);
+  await untilBound(admin, user.username, clusterRole);
+  return { ...user, unbind: () => admin.delete(binding) };
+}
+
+/** A rule of a Role or ClusterRole as the API server returns it. */
+interface RoleRule {
+  apiGroups?: string[];
+  resources?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+/**
+ * Waits until the API server's authorizer sees a binding just written: it reads bindings from a
+ * cache, so a request made at once may still be refused.
+ */
+export async function untilBound(admin: ObjectClient, username: string, clusterRole: string, namespace?: string): Promise<void> {
+  const role = await admin.rest.request<{ rules?: RoleRule[] }>('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${clusterRole}`);
+  await untilRulesApply(admin, username, role.rules ?? [], namespace);
+}
+
+const plain = (name: string) => name !== '*' && !name.includes('/');
+
+/**
+ * Waits until the authorizer grants `username` the first of `rules` a review can ask about (a
+ * plain resource of a named group, or a non-resource URL): the sign that its binding is seen.
+ * Rules with none such are not waited on.
+ */
+export async function untilRulesApply(admin: ObjectClient, username: string, rules: RoleRule[], namespace?: string): Promise<void> {
+  for (const rule of rules) {
+    const verb = rule.verbs.find(plain);
+    if (!verb || rule.resourceNames?.length) continue;
+    const url = rule.nonResourceURLs?.find(plain);
+    const group = rule.apiGroups?.find((g) => g !== '*');
+    const resource = rule.resources?.find(plain);
+    const attributes = url ? { nonResourceAttributes: { verb, path: url } } : group !== undefined && resource ? { resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } } : undefined;
+    if (!attributes) continue;
+    await eventually(`the authorizer to let ${username} ${verb} ${url ?? `${resource}.${group}`}`, async () => ((await reviewed(admin, username, attributes)) ? true : undefined));
+    return;
+  }
 }
 
 /** The install's ClusterRoles aggregated into view and edit, so that a namespace's editor gains the kinds. */
@@ -71,12 +114,17 @@ interface AccessReview {
 }
 
 /** Whether `user` may `verb` the `resource` of `group` in `namespace` (all namespaces when none), as the API server decides. */
-export async function mayDo(admin: ObjectClient, user: string, verb: string, group: string, resource: string, namespace?: string): Promise<boolean> {
+export function mayDo(admin: ObjectClient, user: string, verb: string, group: string, resource: string, namespace?: string): Promise<boolean> {
+  return reviewed(admin, user, { resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } });
+}
+
+/** The API server's answer to a SubjectAccessReview of `user` (with a ServiceAccount's groups) for `attributes`. */
+async function reviewed(admin: ObjectClient, user: string, attributes: Record<string, unknown>): Promise<boolean> {
   const review = await admin.rest.request<AccessReview>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
     body: {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
-      spec: { user, groups: user.startsWith('system:serviceaccount:') ? serviceAccountGroups(user.split(':')[2]) : [], resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } },
+      spec: { user, groups: user.startsWith('system:serviceaccount:') ? serviceAccountGroups(user.split(':')[2]) : [], ...attributes },
     },
   });
   return review.status?.allowed === true;

@@ -4,7 +4,7 @@
 // where the cluster tier happens to have made it ready.
 import type * as ChildProcess from 'node:child_process';
 import { promisify } from 'node:util';
-import { refuseInUnitTier } from './tier';
+import { refuseInUnitTier } from '../../src/testing/tier';
 
 // `npm test` runs both tiers in one Jest run, whose workers inherit the control plane's
 // variables: this file's copy of the environment drops them, and testKubeConfig() refuses.

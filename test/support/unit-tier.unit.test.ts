@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { testKubeConfig } from './cluster';
+import { testKubeConfig } from '../../src/testing/cluster';
 
 // The unit tier's fence (test/support/unit-tier.ts): a unit test file that reaches for the
 // cluster tier's control plane, Go tools or system packages fails, saying how to move it.

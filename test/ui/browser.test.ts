@@ -7,7 +7,7 @@ import { BrowserContext, Page } from 'playwright-core';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
 import { ControllerProcess, startController } from '../support/controller-process';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../src/testing/cluster';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { applyAggregatedRoles, namespaceEditor, untilEditorMay } from '../support/tenancy';
 import { apiServerKubeconfig, launchChromium, signIn, startUi, tempDir, tokenFor, UiProcess } from './support';

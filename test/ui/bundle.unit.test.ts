@@ -6,7 +6,7 @@ import { PRODUCT_NAMES } from '../../src/product';
 
 type Manifest = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The bundle with the UI beside the controller, as src/main.ts assembles it; false: without. */
+/** The bundle with the UI beside the controller, as src/app.ts assembles it; false: without. */
 function bundle(ui: GuitarUiOptions | false = {}): Manifest[] {
   const chart = new Chart(Testing.app() as App, 'test', { disableResourceNameHashes: true });
   new OperatorBundle(chart, 'operator', { operator: PRODUCT_NAMES, kinds: KINDS, companions: ui === false ? [] : [(scope, where) => new GuitarUi(scope, 'ui', { ...ui, ...where })] });

@@ -6,8 +6,9 @@ import { KubeRest } from '../../src/kube/rest';
 import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { installCrds, testObjects } from '../support/manifests';
+import { untilRulesApply } from '../support/tenancy';
 import { deleteClusterRbac, serviceAccountKubeconfig, startUi, tempDir, UiProcess } from './support';
 
 // Per-user access behind an authenticating proxy: the UI's ServiceAccount may only impersonate
@@ -31,7 +32,8 @@ const exists = (name: string, namespace: string) => objects.get(guitar(name, nam
 
 async function grant(user: string, namespace: string, verbs: string[]): Promise<void> {
   const name = `guitars-${user}`;
-  await objects.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules: [{ apiGroups: ['kool.karmalabs.local'], resources: ['guitars'], verbs }] });
+  const rules = [{ apiGroups: ['kool.karmalabs.local'], resources: ['guitars'], verbs }];
+  await objects.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules });
   await objects.apply({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
@@ -39,6 +41,7 @@ async function grant(user: string, namespace: string, verbs: string[]): Promise<
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
   });
+  await untilRulesApply(objects, user, rules, namespace);
 }
 
 /** A browser's visit as `user`: the page, its CSRF cookie and token. */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { uiRules } from '../../src/ui/install';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { KubeRest } from '../../src/kube/rest';
-import { startControlPlane, stopControlPlane } from '../controlplane/controlplane';
-import { eventually } from '../support/cluster';
+import { startControlPlane, stopControlPlane } from '../../src/testing/controlplane/controlplane';
+import { eventually } from '../../src/testing/cluster';
 import { loadYaml } from '../support/manifests';
 import { apiServerKubeconfig, launchChromium, serviceAccountKubeconfig, signIn, startCommand, startUi, tempDir, tokenFor } from './support';
 

@@ -1,13 +1,15 @@
 import * as k8s from '@kubernetes/client-node';
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { PolicyRule } from '../../src/bundle/rbac';
 import { ObjectClient } from '../../src/kube/objects';
-import { eventually } from '../support/cluster';
+import { eventually } from '../../src/testing/cluster';
+import { logChild } from '../support/child-log';
+import { untilRulesApply } from '../support/tenancy';
 
 // Run by Jest from test/ui/, or compiled into lib/test/ui/ (the screenshot script).
 const root = __dirname.includes(`${sep}lib${sep}test${sep}`) ? join(__dirname, '..', '..', '..') : join(__dirname, '..', '..');
@@ -15,11 +17,8 @@ export const bin = join(root, 'bin', 'cdk8s-operators');
 
 /** `cdk8s-operators <command> ...` in a child process logging to `logFile`; `stop` sends SIGTERM, then SIGKILL after 10 s. */
 export function startCommand(command: string, args: string[], logFile: string): { child: ChildProcess; stop(): Promise<void> } {
-  const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [bin, command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = logChild(child, logFile);
   return {
     child,
     stop: async () => {
@@ -67,6 +66,7 @@ export async function serviceAccountKubeconfig(objects: ObjectClient, admin: k8s
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   });
+  await untilRulesApply(objects, `system:serviceaccount:${namespace}:${name}`, rules);
   return writeKubeconfig(admin, join(dir, `${name}.kubeconfig`), name, { token: await tokenFor(objects, namespace, name) });
 }
 

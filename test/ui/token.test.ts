@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeObject, ObjectClient } from '../../src/kube/objects';
 import { isNotFound } from '../../src/kube/rest';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../src/testing/cluster';
 import { DIST, installCrds, loadYaml, testObjects } from '../support/manifests';
 import { applyAggregatedRoles, namespaceEditor, NamespaceEditor, untilEditorMay } from '../support/tenancy';
 import { apiServerKubeconfig, deleteClusterRbac, serviceAccountKubeconfig, startUi, tempDir, tokenFor, UiProcess } from './support';

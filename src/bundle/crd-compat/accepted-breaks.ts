@@ -1,6 +1,6 @@
 import { UserError } from '../../core/errors';
-import { AcceptedBreak, AnyKind } from '../../core/kind';
-import { versionNames } from '../../core/versions';
+import { AcceptedBreak, AnyKind } from '../../core/contract/kind';
+import { versionNames } from '../../core/contract/versions';
 import { CRD_RULES, CrdFinding } from './finding';
 
 /** Whether a kind declared this finding as a break made on purpose. */

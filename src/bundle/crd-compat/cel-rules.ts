@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../core/versions';
+import { canonicalJson } from '../../core/contract/versions';
 
 /** One entry of `x-kubernetes-validations`, as a CRD carries it. */
 export interface CelRule {

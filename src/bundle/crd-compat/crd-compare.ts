@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../core/versions';
+import { canonicalJson } from '../../core/contract/versions';
 import { CrdFinding } from './finding';
 import { schemaBreaks } from './schema-compare';
 

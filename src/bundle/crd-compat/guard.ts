@@ -1,5 +1,5 @@
 import { UserError } from '../../core/errors';
-import { AnyKind } from '../../core/kind';
+import { AnyKind } from '../../core/contract/kind';
 import { allIdentities } from '../../core/groups';
 import { crdManifest } from '../crd';
 import { webhookServiceConfig } from '../deployment';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../core/versions';
+import { canonicalJson } from '../../core/contract/versions';
 import { CelRule, tighteningRules } from './cel-rules';
 import { CrdRule } from './finding';
 

@@ -1,4 +1,4 @@
-import { AnyKind } from '../../core/kind';
+import { AnyKind } from '../../core/contract/kind';
 import { isAccepted } from './accepted-breaks';
 import { compareCrds, CrdDocument } from './crd-compare';
 import { CrdFinding, findingLine } from './finding';

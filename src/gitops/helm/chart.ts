@@ -2,13 +2,14 @@ import { App, Chart, Yaml } from 'cdk8s';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { extraGroupNames } from '../../core/groups';
-import { AnyKind } from '../../core/kind';
+import { AnyKind } from '../../core/contract/kind';
 import { HelmExpressions } from './expressions';
+import { ChartCompanion, chartCompanions } from './companion';
 import { notes } from './notes';
 import { OperatorChartBuilder, operatorTemplate } from './operator-template';
 import { valuesSchema, valuesYaml } from './values';
-import { INJECT_CA_ANNOTATION, WebhookCertificates } from '../../core/webhook';
-import { OperatorNames } from '../../core/identity';
+import { INJECT_CA_ANNOTATION, WebhookCertificates } from '../../core/install/webhook';
+import { OperatorNames } from '../../core/install/identity';
 import { serviceMonitorTls } from '../../monitoring/manifests';
 
 const DESCRIPTION = 'Kubernetes operators as cdk8s code (CRDs, controller, RBAC)';
@@ -21,10 +22,16 @@ export interface HelmChartInput {
   readonly kinds: readonly AnyKind[];
   /** The CRDs' chart (as dist/0-crds.k8s.yaml has it) leaving out some extra groups; the chart takes every group and guards the extra ones by the values. */
   readonly crds: (app: App, withoutExtraGroups: readonly string[], webhookCertificates: WebhookCertificates) => Chart;
-  /** The operator's chart for a combination of the options the values switch. */
+  /** The operator's chart for a combination of the options the values switch; it adds the companions of each variant (variantCompanions). */
   readonly operator: OperatorChartBuilder;
-  /** The default of the secretCopy value (synth's --secret-copy). */
-  readonly secretCopy: boolean;
+  /**
+   * Workloads beside the controller the app lists itself, beside those its kinds declare
+   * (KindDefinition.companions), which the chart has without this. Kept for compatibility: such a
+   * companion goes with the kinds its `kinds` names, or with every install. @default none
+   */
+  readonly companions?: readonly ChartCompanion[];
+  /** The kinds' opt-ins synth turned on, by name: their values default to true (see KindOptIn). @default none */
+  readonly optIns?: readonly string[];
   /** The default of the sharding value (synth's --sharding). */
   readonly sharding: boolean;
   /** The default of the extraImages value (synth's --extra-images). */
@@ -41,6 +48,8 @@ export interface HelmChartInput {
   readonly resources: readonly Chart[];
   /** The ServiceMonitor, PrometheusRule and dashboard, installed with `monitoring.enabled` (default none). */
   readonly monitoring?: readonly unknown[];
+  /** Where the operator's docs describe the chart's values and upgrades, as the chart's README names it (a path or URL). @default none */
+  readonly docs?: string;
 }
 
 /**
@@ -52,7 +61,8 @@ export const KEEP = { 'helm.sh/resource-policy': 'keep' };
 
 /** The files of the chart, by path in it. */
 export function helmChart(input: HelmChartInput): Map<string, string> {
-  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { secretCopy: input.secretCopy, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, extraImages: input.extraImages, installValues: input.installValues, image: input.image }, input.version);
+  const companions = chartCompanions(input.kinds, input.companions);
+  const { template, defaults } = operatorTemplate(input.operator, input.kinds, { optIns: input.optIns, sharding: input.sharding, withoutExtraGroups: input.withoutExtraGroups, webhookCertificates: input.webhookCertificates, extraImages: input.extraImages, installValues: input.installValues, image: input.image, companions: input.companions }, input.version);
   // With cert-manager's annotation, which the template keeps only when the value asks for cert-manager.
   const crds = (input.crds(new App(), [], 'cert-manager').toJson() as { metadata: { name: string; annotations?: Record<string, string> } }[]).map((crd) => ({
     ...crd,
@@ -72,14 +82,14 @@ export function helmChart(input: HelmChartInput): Map<string, string> {
   const files = new Map<string, string>([
     // Quoted: a version such as 1.10 must not be read as a number.
     ['Chart.yaml', `apiVersion: v2\nname: ${input.names.identity.name}\ndescription: ${DESCRIPTION}\ntype: application\nversion: ${JSON.stringify(input.version)}\nappVersion: ${JSON.stringify(input.version)}\n`],
-    ['values.yaml', valuesYaml(defaults, input.kinds)],
-    ['values.schema.json', `${JSON.stringify(valuesSchema(input.kinds, input.names.identity.name), null, 2)}\n`],
-    ['README.md', readme(input.names.identity.name)],
+    ['values.yaml', valuesYaml(defaults, input.kinds, companions)],
+    ['values.schema.json', `${JSON.stringify(valuesSchema(input.kinds, input.names.identity.name, companions), null, 2)}\n`],
+    ['README.md', readme(input.names.identity.name, input.docs)],
     ['templates/0-crds.k8s.yaml', crdTemplate],
     ['templates/1-operator.k8s.yaml', template],
     ...input.resources.map((chart): [string, string] => [`templates/${chart.node.id}.k8s.yaml`, asIs(chart.toJson())]),
-    ...(input.monitoring?.length ? [['templates/monitoring.yaml', `{{- if .Values.monitoring.enabled }}\n${tlsByValue(asIs([...input.monitoring]))}{{- end }}\n`] as [string, string]] : []),
-    ['templates/NOTES.txt', notes(input.kinds, input.names)],
+    ...(input.monitoring?.length ? [['templates/monitoring.yaml', `{{- if .Values.monitoring.enabled }}\n${tlsByValue(asIs([...input.monitoring]), input.names)}{{- end }}\n`] as [string, string]] : []),
+    ['templates/NOTES.txt', notes(input.kinds, input.names, companions, input.companions)],
   ]);
   return files;
 }
@@ -94,16 +104,15 @@ export function writeHelmChart(dir: string, input: HelmChartInput): void {
   }
 }
 
-const readme = (chart: string) => `# The ${chart} chart
+const readme = (chart: string, docs: string | undefined) => `# The ${chart} chart
 
-Generated by \`npm run synth\` (src/gitops/helm/) from the same constructs as the rest of
-dist/: change those, not these files. The project's docs/install.md (section "Install with Helm") describes the
-values, upgrades and what happens to the CRDs.
+Generated by \`npm run synth\` from the same constructs as the rest of the install: change
+those, not these files.${docs ? ` ${docs} describes the values, upgrades and what happens to the CRDs.` : ''}
 `;
 
 /** The ServiceMonitor's tlsConfig (rendered for `self`) chosen by the value webhookCertificates, as the synthesized dist/monitoring/ is by synth's option. */
-function tlsByValue(yaml: string): string {
-  const block = (indent: string, certificates: WebhookCertificates) => `${indent}tlsConfig:\n${Yaml.stringify(serviceMonitorTls(certificates)).trimEnd().replace(/^/gm, `${indent}  `)}\n`;
+function tlsByValue(yaml: string, operator: OperatorNames): string {
+  const block = (indent: string, certificates: WebhookCertificates) => `${indent}tlsConfig:\n${Yaml.stringify(serviceMonitorTls(certificates, operator)).trimEnd().replace(/^/gm, `${indent}  `)}\n`;
   const self = /^( *)tlsConfig:\n\1 {2}insecureSkipVerify: true\n/m;
   const indent = self.exec(yaml)?.[1];
   if (indent === undefined) throw new Error('helm: the ServiceMonitor has no tlsConfig to choose by webhookCertificates');

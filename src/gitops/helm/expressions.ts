@@ -1,10 +1,12 @@
+import type { ChartExpressions } from '../../core/contract/companion';
+
 /**
  * Helm expressions inside objects that cdk8s serializes. cdk8s writes strings, so an
  * expression goes into an object as a marker string and comes out of the YAML as template
  * text: a scalar (`replicas: {{ .Values.replicas }}`, unquoted so that it stays a number),
  * a block under a key (`resources: {{- toYaml ... }}`) or lines in place of a list item.
  */
-export class HelmExpressions {
+export class HelmExpressions implements ChartExpressions {
   private readonly templates: ((indent: string) => string)[] = [];
 
   /** A value the template writes as is, e.g. `{{ .Values.replicas }}` or `"{{ .Values.a }}:{{ .Values.b }}"`. */

@@ -1,16 +1,16 @@
 import { ApiObject, App, Chart, JsonPatch, Yaml } from 'cdk8s';
 import { isDeepStrictEqual } from 'node:util';
 import { ControllerDeployment, INGRESS_RULE } from '../../bundle/deployment';
-import { METRICS_NAMESPACE_LABEL } from '../../core/metrics-endpoint';
+import { METRICS_NAMESPACE_LABEL } from '../../core/install/metrics-endpoint';
 import { extraGroupNames } from '../../core/groups';
-import { AnyKind, KubeJson } from '../../core/kind';
+import { AnyKind, KubeJson } from '../../core/contract/kind';
 import { HelmExpressions } from './expressions';
 import { ChartValues } from './values';
-import { SECRET_COPY } from '../../core/secret-copy';
-import { installOptions, OptionSpec } from '../../core/options';
-import { GuitarUi, GuitarUiOptions } from '../../ui/install';
+import { KindOptIn, kindOptIns } from '../../core/contract/opt-ins';
+import { installOptions, OptionSpec } from '../../core/contract/options';
+import { ChartCompanion, chartCompanions, companionPlurals, kindsServed } from './companion';
 import { ControllerPolicy, IMAGES_VARIABLE } from '../../bundle/controller-policy';
-import { WebhookCertificates } from '../../core/webhook';
+import { WebhookCertificates } from '../../core/install/webhook';
 import { imageParts } from '../../bundle/version';
 
 /** The controller image from the values: repository:tag, and @digest when one is set (then the runtime pulls by digest). */
@@ -19,10 +19,12 @@ export const IMAGE_EXPRESSION = '{{ .Values.image.repository }}:{{ .Values.image
 /** The options the chart's values switch, as the bundle's constructs take them. */
 export interface OperatorVariant {
   readonly kinds: readonly AnyKind[];
-  readonly secretCopy: boolean;
-  readonly ui: boolean;
-  /** How the UI authenticates, when it is there. @default its own default (users' tokens) */
-  readonly uiOptions?: GuitarUiOptions;
+  /** The kinds' opt-ins turned on, by name (see KindOptIn). @default none */
+  readonly optIns?: readonly string[];
+  /** The chart's companions left out, by key (`<key>.enabled` false). @default none */
+  readonly withoutCompanions?: readonly string[];
+  /** A companion's options in one of its modes, by key. @default each its defaults */
+  readonly companionOptions?: Readonly<Record<string, unknown>>;
   /** Extra groups of the kinds left out, by CRD name. */
   readonly withoutExtraGroups?: readonly string[];
   /** Who makes the conversion webhook's certificate. @default 'self' */
@@ -82,32 +84,46 @@ function installFlag(spec: OptionSpec): string[] {
 
 const all = (conditions: readonly string[]) => (conditions.length > 1 ? `and ${conditions.map((c) => `(${c})`).join(' ')}` : (conditions[0] ?? ''));
 
+/** Every non-empty combination of these, the largest first (so that the first `if` matching is the most specific). */
+function combinations<T>(items: readonly T[]): T[][] {
+  return items
+    .reduce<T[][]>((found, item) => [...found, ...found.map((c) => [...c, item])], [[]])
+    .filter((c) => c.length)
+    .sort((a, b) => b.length - a.length);
+}
+
 /**
  * templates/1-operator.k8s.yaml and the defaults of values.yaml, from the bundle's own
  * constructs. The image, replicas, resources and the controller's flags become expressions
  * in both Deployments (JSON patches on the objects of their constructs). Which objects
- * belong to a kind, to Secret copying or to the UI is found by synthesizing the bundle
+ * belong to a kind, to a kind's opt-in or to a companion is found by synthesizing the bundle
  * without it: an object only some variants have is guarded by the values that select it.
  */
 export function operatorTemplate(
   build: OperatorChartBuilder,
   kinds: readonly AnyKind[],
   synthOptions: {
-    readonly secretCopy: boolean;
+    /** The opt-ins synth turned on, by name: the defaults of their values. @default none */
+    readonly optIns?: readonly string[];
     readonly sharding: boolean;
     readonly extraImages: readonly string[];
     readonly withoutExtraGroups: readonly string[];
     readonly webhookCertificates: WebhookCertificates;
     readonly installValues?: Readonly<Record<string, unknown>>;
     readonly image: string;
+    /** Companions the app lists itself, beside the kinds' own: the builder adds them (variantBundleProps), the chart switches them by their values. @default none */
+    readonly companions?: readonly ChartCompanion[];
   },
   appVersion: string,
 ): { template: string; defaults: ChartValues } {
-  const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart) => Map<string, JsonPatch[]>): Manifest[] => {
-    const chart = build(new App(), { kinds, secretCopy: false, ui: true, image: synthOptions.image, ...variant });
+  const companions = chartCompanions(kinds, synthOptions.companions);
+  const optIns = kindOptIns(kinds);
+  const synth = (variant: Partial<OperatorVariant>, patches?: (chart: Chart, manifests: readonly Manifest[]) => Map<string, JsonPatch[]>): Manifest[] => {
+    const chart = build(new App(), { kinds, image: synthOptions.image, ...variant });
+    const manifests = chart.toJson() as Manifest[];
     // On the JSON, not with addJsonPatch: the typed classes would turn a string where they expect an object into {}.
-    const byObject = patches?.(chart) ?? new Map<string, JsonPatch[]>();
-    return (chart.toJson() as Manifest[]).map((m) => JsonPatch.apply(m, ...(byObject.get(identity(m)) ?? [])) as Manifest);
+    const byObject = patches?.(chart, manifests) ?? new Map<string, JsonPatch[]>();
+    return manifests.map((m) => JsonPatch.apply(m, ...(byObject.get(identity(m)) ?? [])) as Manifest);
   };
 
   const plain = synth({});
@@ -119,14 +135,14 @@ export function operatorTemplate(
     image: { repository, tag: '', digest, pullPolicy: container.imagePullPolicy },
     replicas: controller.replicas,
     resources: container.resources,
-    secretCopy: synthOptions.secretCopy,
+    optIns: Object.fromEntries(optIns.map((optIn) => [optIn.helmValue, synthOptions.optIns?.includes(optIn.name) ?? false])),
     sharding: synthOptions.sharding,
     extraImages: [...synthOptions.extraImages],
     withoutExtraGroups: [...synthOptions.withoutExtraGroups],
     webhookCertificates: synthOptions.webhookCertificates,
     kinds: [],
     watchNamespaces: [],
-    ui: { enabled: true, auth: 'token', impersonation: { userHeader: 'X-Forwarded-User', users: [], proxySecret: { name: '', key: 'secret' }, proxySecretHeader: 'X-Proxy-Secret' } },
+    companions: Object.fromEntries(companions.map((c) => [c.key, { enabled: true, ...c.defaults }])),
     monitoring: { enabled: false },
     metrics: { secure: true, namespaceSelector: { matchLabels: { ...METRICS_NAMESPACE_LABEL } } },
     webhook: { from: [] },
@@ -140,11 +156,9 @@ export function operatorTemplate(
   const pullPolicy = helm.value('{{ .Values.image.pullPolicy }}');
   const replicas = helm.value('{{ .Values.replicas }}');
   const resources = helm.yamlOf('resources');
-  // The flags the values add; the others are the bundle's, as its Secret-less variant has them.
+  // The flags the values add; the others are the bundle's, as its variant with every opt-in off has them.
   const flags = helm.listItems([
-    '{{- if .Values.secretCopy }}',
-    `- --${SECRET_COPY.controllerOption}`,
-    '{{- end }}',
+    ...optIns.flatMap((optIn) => [`{{- if .Values.${optIn.helmValue} }}`, `- --${optIn.controllerOption}`, '{{- end }}']),
     '{{- with .Values.kinds }}',
     '- --kinds={{ join "," . }}',
     '{{- end }}',
@@ -184,25 +198,9 @@ export function operatorTemplate(
       ];
     });
   const first = '/spec/template/spec/containers/0';
-  // The UI's modes other than the default: an object of the UI differs by ui.auth, or exists in one mode only.
-  const impersonation = (key: string) => helm.value(`{{ .Values.ui.impersonation.${key} }}`);
-  const impersonateUsersArg = helm.listItems(['- {{ printf "--impersonate-users=%s" (join "," .Values.ui.impersonation.users) | quote }}']);
-  const impersonateUsersItems = helm.listItems(['{{- range .Values.ui.impersonation.users }}', '- {{ . | quote }}', '{{- end }}']);
-  const uiModes: { condition: string; options: GuitarUiOptions }[] = [
-    {
-      condition: 'eq .Values.ui.auth "impersonate"',
-      options: {
-        auth: 'impersonate',
-        impersonation: {
-          userHeader: impersonation('userHeader'),
-          users: ['(ui.impersonation.users)'],
-          proxySecret: { name: helm.value('{{ .Values.ui.impersonation.proxySecret.name | quote }}'), key: helm.value('{{ .Values.ui.impersonation.proxySecret.key | quote }}') },
-          proxySecretHeader: impersonation('proxySecretHeader'),
-        },
-      },
-    },
-    { condition: 'eq .Values.ui.auth "service-account"', options: { auth: 'service-account' } },
-  ];
+  const modes = companions.flatMap((companion) => companion.modes(helm).map((mode) => ({ ...mode, companion })));
+  // Made once, so that each synth's objects hold the same markers and variants compare equal.
+  const byCompanion = companions.flatMap((companion) => (companion.valuePatches ? [companion.valuePatches(helm)] : []));
   // The kinds' images and the value's, as a CEL list (JSON's list of strings is one); one marker per list, so that variants compare equal.
   const imageLists = new Map<string, string>();
   const policyImages = (kindImages: readonly string[]) => {
@@ -210,9 +208,9 @@ export function operatorTemplate(
     if (!imageLists.has(list)) imageLists.set(list, helm.value(`{{ concat (list ${list}) .Values.extraImages | toJson | quote }}`));
     return imageLists.get(list)!;
   };
-  const fromValues = (chart: Chart) => {
+  const fromValues = (chart: Chart, manifests: readonly Manifest[]) => {
     const patches = new Map<string, JsonPatch[]>();
-    const deployment = (construct: ControllerDeployment | GuitarUi) => identity(ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest);
+    const deployment = (construct: ControllerDeployment) => identity(ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest);
     for (const construct of chart.node.findAll()) {
       if (construct instanceof ControllerDeployment) {
         patches.set(deployment(construct), [
@@ -229,14 +227,6 @@ export function operatorTemplate(
           ...(webhook ? [JsonPatch.replace(`/spec/ingress/${INGRESS_RULE.webhook}`, webhookRule(webhook))] : []),
         ]);
       }
-      if (construct instanceof GuitarUi) {
-        const id = deployment(construct);
-        const uiArgs = (ApiObject.of(construct.node.findChild('deployment')).toJson() as Manifest).spec!.template!.spec!.containers![0].args;
-        const users = uiArgs.findIndex((arg) => arg.startsWith('--impersonate-users='));
-        patches.set(id, [JsonPatch.replace(`${first}/image`, image), JsonPatch.replace(`${first}/imagePullPolicy`, pullPolicy), ...(users >= 0 ? [JsonPatch.replace(`${first}/args/${users}`, impersonateUsersArg)] : [])]);
-        const role = construct.node.tryFindChild('cluster-role');
-        if (users >= 0 && role) patches.set(identity(ApiObject.of(role).toJson() as Manifest), [JsonPatch.replace('/rules/0/resourceNames', [impersonateUsersItems])]);
-      }
       if (construct instanceof ControllerPolicy) {
         for (const child of construct.node.children) {
           const policy = ApiObject.of(child).toJson() as Manifest & { spec: { variables?: { name: string }[] } };
@@ -245,12 +235,28 @@ export function operatorTemplate(
         }
       }
     }
+    // A companion's Deployment running the controller's image runs the values' image.
+    for (const m of manifests.filter((m) => m.kind === 'Deployment' && !patches.has(identity(m)))) {
+      const containers = m.spec?.template?.spec?.containers ?? [];
+      const own = containers.flatMap((c, i) => (c.image === container.image ? [JsonPatch.replace(`/spec/template/spec/containers/${i}/image`, image), JsonPatch.replace(`/spec/template/spec/containers/${i}/imagePullPolicy`, pullPolicy)] : []));
+      if (own.length) patches.set(identity(m), own);
+    }
+    for (const companionPatches of byCompanion) {
+      for (const [object, more] of companionPatches(manifests)) patches.set(identity(object as Manifest), [...(patches.get(identity(object as Manifest)) ?? []), ...more]);
+    }
     return patches;
   };
 
   const base = synth({}, fromValues);
-  const withSecrets = new Map(synth({ secretCopy: true }, fromValues).map((m) => [identity(m), m]));
-  const withoutUi = new Set(synth({ ui: false }, fromValues).map(identity));
+  // The bundle with some opt-ins on, by their names: made once each, when an object asks.
+  const byOptIns = new Map<string, Map<string, Manifest>>();
+  const withOptIns = (on: readonly KindOptIn[]) => {
+    const key = on.map((optIn) => optIn.name).join(',');
+    if (!byOptIns.has(key)) byOptIns.set(key, new Map(synth({ optIns: on.map((optIn) => optIn.name) }, fromValues).map((m) => [identity(m), m])));
+    return byOptIns.get(key)!;
+  };
+  const withoutCompanion = (variant: Partial<OperatorVariant>) => companions.map((companion) => ({ companion, objects: new Set(synth({ ...variant, withoutCompanions: [companion.key] }, fromValues).map(identity)) }));
+  const withoutCompanions = withoutCompanion({});
   const withoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
   const withoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
 
@@ -262,48 +268,71 @@ export function operatorTemplate(
   const sharded = synth({ sharding: true }, fromValues).filter((m) => !base.some((b) => identity(b) === identity(m)));
   const shardedWithoutKind = kinds.map((kind) => ({ kind, objects: new Set(synth({ sharding: true, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) }));
   const shardedWithoutGroup = extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ sharding: true, withoutExtraGroups: [crd] }, fromValues).map(identity)) }));
-  const shardedWithoutUi = new Set(synth({ sharding: true, ui: false }, fromValues).map(identity));
+  const shardedWithoutCompanions = withoutCompanion({ sharding: true });
 
-  const byMode = uiModes.map((mode) => ({
-    ...mode,
-    objects: new Map(synth({ uiOptions: mode.options }, fromValues).map((m) => [identity(m), m])),
-    withoutKind: kinds.map((kind) => ({ kind, objects: new Set(synth({ uiOptions: mode.options, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) })),
-    withoutGroup: extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ uiOptions: mode.options, withoutExtraGroups: [crd] }, fromValues).map(identity)) })),
-  }));
+  const byMode = modes.map((mode) => {
+    const companionOptions = { [mode.companion.key]: mode.options };
+    return {
+      ...mode,
+      objects: new Map(synth({ companionOptions }, fromValues).map((m) => [identity(m), m])),
+      withoutKind: kinds.map((kind) => ({ kind, objects: new Set(synth({ companionOptions, kinds: kinds.filter((k) => k !== kind) }, fromValues).map(identity)) })),
+      withoutGroup: extraGroupNames(kinds).map((crd) => ({ crd, objects: new Set(synth({ companionOptions, withoutExtraGroups: [crd] }, fromValues).map(identity)) })),
+    };
+  });
 
   const yaml = (m: Manifest) => `---\n${helm.fill(Yaml.stringify(m))}`;
-  const conditionsOf = (id: string, byKind: typeof withoutKind, byGroup: typeof withoutGroup, noUi: Set<string>) => [
-    ...byKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => `or (empty .Values.kinds) (has ${JSON.stringify(kind.plural)} .Values.kinds)`),
-    ...(noUi.has(id) ? [] : ['.Values.ui.enabled']),
-    ...byGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
-  ];
+  const conditionsOf = (id: string, byKind: typeof withoutKind, byGroup: typeof withoutGroup, byCompanion: typeof withoutCompanions) => {
+    const owners = byCompanion.filter(({ objects }) => !objects.has(id)).map(({ companion }) => companion);
+    // A companion's object goes with the kinds the companion goes with (one of those declaring it served), not with each of them.
+    const served = owners.length
+      ? owners.flatMap((companion) => {
+          const plurals = companionPlurals(companion, kinds, synthOptions.companions);
+          return plurals ? [kindsServed(plurals)] : [];
+        })
+      : byKind.filter(({ objects }) => !objects.has(id)).map(({ kind }) => kindsServed([kind.plural]));
+    return [
+      ...served,
+      ...owners.map((companion) => `.Values.${companion.key}.enabled`),
+      ...byGroup.filter(({ objects }) => !objects.has(id)).map(({ crd }) => `not (has ${JSON.stringify(crd)} .Values.withoutExtraGroups)`),
+    ];
+  };
   const sections = base.map((manifest): Section => {
     const id = identity(manifest);
-    const conditions = [...conditionsOf(id, withoutKind, withoutGroup, withoutUi), ...(certManager.has(id) ? [] : [selfOnly])];
-    const modes = byMode.filter(({ objects }) => !isDeepStrictEqual(objects.get(id), manifest));
-    if (modes.some(({ objects }) => !objects.has(id))) throw new Error(`helm: ${id} is left out in a mode of ui.auth; the chart cannot say so yet`);
-    if (modes.length) {
-      const branches = modes.map(({ condition, objects }, i) => `{{- ${i ? 'else if' : 'if'} ${condition} }}\n${yaml(objects.get(id)!)}`).join('');
+    const conditions = [...conditionsOf(id, withoutKind, withoutGroup, withoutCompanions), ...(certManager.has(id) ? [] : [selfOnly])];
+    const changed = byMode.filter(({ objects }) => !isDeepStrictEqual(objects.get(id), manifest));
+    const leftOut = changed.find(({ objects }) => !objects.has(id));
+    if (leftOut) throw new Error(`helm: ${id} is left out when ${leftOut.condition}; the chart cannot say so yet`);
+    if (changed.length) {
+      const branches = changed.map(({ condition, objects }, i) => `{{- ${i ? 'else if' : 'if'} ${condition} }}\n${yaml(objects.get(id)!)}`).join('');
       return { condition: all(conditions), body: `${branches}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
     }
     const certManagerVariant = certManager.get(id);
     if (certManagerVariant && !isDeepStrictEqual(certManagerVariant, manifest)) {
       return { condition: all(conditions), body: `{{- if ${certManagerOnly} }}\n${yaml(certManagerVariant)}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
     }
-    const secretVariant = withSecrets.get(id);
-    if (!secretVariant) throw new Error(`helm: ${id} is left out when Secrets are copied; the chart cannot say so yet`);
-    if (isDeepStrictEqual(secretVariant, manifest)) return { condition: all(conditions), body: yaml(manifest) };
-    // E.g. a kind's ClusterRole, with the Secret rules or without.
-    return { condition: all(conditions), body: `{{- if .Values.secretCopy }}\n${yaml(secretVariant)}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
+    const variant = (on: readonly KindOptIn[]) => {
+      const object = withOptIns(on).get(id);
+      if (!object) throw new Error(`helm: ${id} is left out when ${on.map((optIn) => optIn.helmValue).join(' and ')} is on; the chart cannot say so yet`);
+      return object;
+    };
+    const switching = optIns.filter((optIn) => !isDeepStrictEqual(variant([optIn]), manifest));
+    if (!switching.length) return { condition: all(conditions), body: yaml(manifest) };
+    // E.g. a kind's ClusterRole, with an opt-in's rules or without: a branch for each combination of the opt-ins that change it.
+    const branches = combinations(switching).map((on, i) => `{{- ${i ? 'else if' : 'if'} ${all(on.map((optIn) => `.Values.${optIn.helmValue}`))} }}\n${yaml(variant(on))}`).join('');
+    return { condition: all(conditions), body: `${branches}{{- else }}\n${yaml(manifest)}{{- end }}\n` };
   });
-  const added = [...withSecrets.keys()].filter((id) => !base.some((m) => identity(m) === id));
-  if (added.length) throw new Error(`helm: Secret copying adds ${added.join(', ')}; the chart cannot say so yet`);
+  for (const optIn of optIns) {
+    const added = [...withOptIns([optIn]).keys()].filter((id) => !base.some((m) => identity(m) === id));
+    if (added.length) throw new Error(`helm: the opt-in ${optIn.helmValue} adds ${added.join(', ')}; the chart cannot say so yet`);
+  }
   const certManagerAdds = [...certManager.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
   sections.push(...certManagerAdds.map((m) => ({ condition: certManagerOnly, body: yaml(m) })));
   for (const mode of byMode) {
     const added = [...mode.objects.values()].filter((m) => !base.some((b) => identity(b) === identity(m)));
-    sections.push(...added.map((m) => ({ condition: all([...conditionsOf(identity(m), mode.withoutKind, mode.withoutGroup, withoutUi), mode.condition]), body: yaml(m) })));
+    // What a mode adds is its companion's.
+    const ownCompanion = withoutCompanions.filter(({ companion }) => companion === mode.companion);
+    sections.push(...added.map((m) => ({ condition: all([...conditionsOf(identity(m), mode.withoutKind, mode.withoutGroup, ownCompanion), mode.condition]), body: yaml(m) })));
   }
-  const shardingSections = sharded.map((manifest): Section => ({ condition: all(['.Values.sharding', ...conditionsOf(identity(manifest), shardedWithoutKind, shardedWithoutGroup, shardedWithoutUi)]), body: yaml(manifest) }));
+  const shardingSections = sharded.map((manifest): Section => ({ condition: all(['.Values.sharding', ...conditionsOf(identity(manifest), shardedWithoutKind, shardedWithoutGroup, shardedWithoutCompanions)]), body: yaml(manifest) }));
   return { template: guarded([...sections, ...shardingSections]), defaults };
 }

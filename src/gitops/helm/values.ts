@@ -1,28 +1,27 @@
 import { Yaml } from 'cdk8s';
 import { extraGroupNames } from '../../core/groups';
-import { AnyKind } from '../../core/kind';
-import { installOptions, OptionSpec } from '../../core/options';
-import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/webhook';
-import { AUTH_MODES, AuthMode } from '../../ui/auth';
+import { AnyKind } from '../../core/contract/kind';
+import { installOptions, OptionSpec } from '../../core/contract/options';
+import { KindOptIn, kindOptIns } from '../../core/contract/opt-ins';
+import { WEBHOOK_CERTIFICATES, WebhookCertificates } from '../../core/install/webhook';
 import { IMAGE_DIGEST_PATTERN } from '../../bundle/version';
+import { ChartCompanion } from './companion';
 
 /** The chart's values, with the defaults the synthesized bundle has (so the chart renders it unchanged by default). */
 export interface ChartValues {
   readonly image: { readonly repository: string; readonly tag: string; readonly digest: string; readonly pullPolicy: string };
   readonly replicas: number;
   readonly resources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
-  readonly secretCopy: boolean;
+  /** The kinds' opt-ins (KindOptIn), by Helm value: top-level values of the chart. */
+  readonly optIns: Readonly<Record<string, boolean>>;
   readonly sharding: boolean;
   readonly extraImages: string[];
   readonly withoutExtraGroups: string[];
   readonly webhookCertificates: WebhookCertificates;
   readonly kinds: string[];
   readonly watchNamespaces: string[];
-  readonly ui: {
-    readonly enabled: boolean;
-    readonly auth: AuthMode;
-    readonly impersonation: { readonly userHeader: string; readonly users: string[]; readonly proxySecret: { readonly name: string; readonly key: string }; readonly proxySecretHeader: string };
-  };
+  /** Each companion's values (ChartCompanion), by its key: `enabled` and its own. */
+  readonly companions: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly monitoring: { readonly enabled: boolean };
   readonly metrics: { readonly secure: boolean; readonly namespaceSelector: Record<string, unknown> };
   readonly webhook: { readonly from: unknown[] };
@@ -31,9 +30,9 @@ export interface ChartValues {
 }
 
 /** values.yaml: each value with a comment saying what it changes. */
-export function valuesYaml(values: ChartValues, kinds: readonly AnyKind[]): string {
+export function valuesYaml(values: ChartValues, kinds: readonly AnyKind[], companions: readonly ChartCompanion[]): string {
   const block = (value: unknown) => Yaml.stringify(value).trimEnd().replace(/^/gm, '  ');
-  return `# The controller image (npm run image builds it); the guitar web UI runs the same image.
+  return `# The controller image (npm run image builds it)${companions.map((c) => `; ${c.title} runs the same image`).join('')}.
 image:
   repository: ${values.image.repository}
   # Empty means the chart's appVersion, the project's version.
@@ -51,11 +50,7 @@ replicas: ${values.replicas}
 resources:
 ${block(values.resources)}
 
-# Let the controller copy Secrets (CopyratorRule ruleType secret): grants it cluster-wide
-# Secret access and runs it with --enable-secrets.
-secretCopy: ${values.secretCopy}
-
-# Every replica active, each serving a share of the objects (a shard label on each object, set
+${kindOptIns(kinds).map((optIn) => `${optInComment(optIn)}\n${optIn.helmValue}: ${values.optIns[optIn.helmValue]}\n\n`).join('')}# Every replica active, each serving a share of the objects (a shard label on each object, set
 # by the leader; docs/operating.md#sharding): runs the controller with --sharding and grants it
 # its membership Leases and the labelling of objects. Raise replicas with it.
 sharding: ${values.sharding}
@@ -69,8 +64,8 @@ withoutExtraGroups: ${JSON.stringify(values.withoutExtraGroups)}
 
 # Image repositories (no tag: any tag or digest of each) the controller may run beside those the
 # kinds declare (${[...new Set(kinds.flatMap((k) => k.renders?.images ?? []))].join(', ') || 'none'}): its admission policy refuses every other image,
-# e.g. a Database whose spec.image is registry.example.com/library/postgres:17 needs
-# registry.example.com/library/postgres here (docs/security.md).
+# e.g. objects that run registry.example.com/team/app:1.0 need registry.example.com/team/app
+# here (docs/security.md).
 extraImages: ${JSON.stringify(values.extraImages)}
 
 # Who makes the conversion webhook's certificate: self (the controller keeps its own CA in a
@@ -87,33 +82,7 @@ kinds: ${JSON.stringify(values.kinds)}
 # The controller's RBAC stays cluster-wide.
 watchNamespaces: ${JSON.stringify(values.watchNamespaces)}
 
-# The guitar web UI (Deployment, Service, RBAC); it exists only where guitars are served.
-# docs/kinds/guitar.md#signing-in says how each auth mode signs users in.
-ui:
-  enabled: ${values.ui.enabled}
-  # With whose rights the UI acts:
-  #   token: each user's own bearer token (an authenticating proxy's Authorization header,
-  #     or the token pasted into its login form); the API server decides. The UI gets no RBAC
-  #     and no token of its own.
-  #   impersonate: the user an authenticating proxy names in impersonation.userHeader, only
-  #     for requests carrying the proxy's secret and only for impersonation.users.
-  #   service-account: its own ServiceAccount's (guitars in every namespace) for whoever
-  #     reaches it: anyone who can reach the Service may add and delete guitars.
-  auth: ${values.ui.auth}
-  # auth impersonate only.
-  impersonation:
-    # The header the proxy names the user in.
-    userHeader: ${values.ui.impersonation.userHeader}
-    # The only users the UI may act as (its RBAC may impersonate these names only).
-    users: ${JSON.stringify(values.ui.impersonation.users)}
-    # A Secret in the release's namespace holding the secret the proxy sends in
-    # proxySecretHeader (mounted as a file; at least 16 characters).
-    proxySecret:
-      name: ${JSON.stringify(values.ui.impersonation.proxySecret.name)}
-      key: ${values.ui.impersonation.proxySecret.key}
-    proxySecretHeader: ${values.ui.impersonation.proxySecretHeader}
-
-# A ServiceMonitor, the alerting rules (PrometheusRule) and the Grafana dashboard (a ConfigMap
+${companions.map((c) => companionYaml(c, values.companions[c.key])).join('')}# A ServiceMonitor, the alerting rules (PrometheusRule) and the Grafana dashboard (a ConfigMap
 # labelled grafana_dashboard) for clusters with the Prometheus Operator (docs/monitoring.md).
 monitoring:
   enabled: ${values.monitoring.enabled}
@@ -139,9 +108,42 @@ ${installOptions(kinds)
   .join('')}`;
 }
 
-/** `# ` lines of at most 96 characters. */
-function comment(text: string): string {
-  return (text.match(/(.{1,94})(\s|$)/g) ?? []).map((line) => `# ${line.trim()}`).join('\n');
+/** A companion's values: its comment, `enabled` and its own values. */
+function companionYaml(companion: ChartCompanion, values: Readonly<Record<string, unknown>>): string {
+  return `${companion.comment.map((line) => `# ${line}`.trimEnd()).join('\n')}\n${companion.key}:\n  enabled: ${values.enabled}\n${companion.valuesYaml(values).trimEnd()}\n\n`;
+}
+
+/** A JSON schema of an object with these properties and no other, all required unless `required` says otherwise. */
+export function strictSchema(properties: Record<string, unknown>, required = Object.keys(properties)): Record<string, unknown> {
+  return { type: 'object', additionalProperties: false, required, properties };
+}
+
+/** `# ` lines of at most `width` + 2 characters. */
+function comment(text: string, width = 94): string {
+  return (text.match(new RegExp(`(.{1,${width}})(\\s|$)`, 'g')) ?? []).map((line) => `# ${line.trim()}`).join('\n');
+}
+
+/** What turning a kind's opt-in on does, wrapped as the comments written by hand around it. */
+function optInComment(optIn: KindOptIn): string {
+  return comment(`${optIn.description}: grants it cluster-wide ${optIn.access} and runs it with --${optIn.controllerOption}.`, 88);
+}
+
+/** The values the engine's chart has itself: a kind's opt-in, install value or companion may take none of their names. */
+const ENGINE_VALUES = ['global', 'image', 'replicas', 'resources', 'sharding', 'extraImages', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'monitoring', 'metrics', 'webhook'];
+
+/** Refuses a kind's value (a companion's key, an opt-in's or an install option's value) that takes the name of another value of the chart. */
+function checkValueNames(kinds: readonly AnyKind[], companions: readonly ChartCompanion[]): void {
+  const taken = new Map<string, string>(ENGINE_VALUES.map((name): [string, string] => [name, 'the engine']));
+  const kindValues = [
+    ...companions.map((c) => ({ value: c.key, what: `the companion ${c.title}`, field: 'key' })),
+    ...kindOptIns(kinds).map((o) => ({ value: o.helmValue, what: `the opt-in "${o.name}"`, field: 'helmValue' })),
+    ...installOptions(kinds).map((o) => ({ value: o.installValue!, what: `the install option --${o.name}`, field: 'installValue' })),
+  ];
+  for (const { value, what, field } of kindValues) {
+    const owner = taken.get(value);
+    if (owner) throw new Error(`helm: the value ${value} of ${what} is taken by ${owner}: give it another ${field}`);
+    taken.set(value, what);
+  }
 }
 
 /** The schema of a kind's install value: a list of strings, a boolean or a string, with the flag's description. */
@@ -155,36 +157,35 @@ const QUANTITY = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|[
 /** An image repository without tag or digest: an optional host[:port]/, then path components. */
 const IMAGE_REPOSITORY = '^([a-zA-Z0-9.-]+(:[0-9]+)?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$';
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
-const HEADER_NAME = '^[A-Za-z0-9-]+$';
 
 /**
  * values.schema.json: Helm checks the merged values against it at install, upgrade, template
  * and lint, and names the field that is wrong. Unknown keys are errors too (a typo would
  * otherwise be ignored silently); `global` is what a parent chart passes to every subchart.
  */
-export function valuesSchema(kinds: readonly AnyKind[], chart: string): Record<string, unknown> {
+export function valuesSchema(kinds: readonly AnyKind[], chart: string, companions: readonly ChartCompanion[]): Record<string, unknown> {
   // Any resource name (hugepages-2Mi, vendor.com/gpu...); a quantity each.
+  checkValueNames(kinds, companions);
+  const optIns = kindOptIns(kinds);
   const quantities = {
     type: 'object',
     additionalProperties: { oneOf: [{ type: 'string', pattern: QUANTITY }, { type: 'number', minimum: 0 }] },
   };
-  const strict = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, required, properties });
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: `${chart} chart values`,
-    ...strict(
+    ...strictSchema(
       {
         global: { type: 'object', description: 'Values a parent chart passes to all its subcharts; unused here.' },
-        image: strict({
+        image: strictSchema({
           repository: { type: 'string', minLength: 1, description: 'The controller image, without tag.' },
           tag: { type: 'string', description: 'The image tag; empty means the chart\u2019s appVersion.' },
           digest: { type: 'string', pattern: `^$|${IMAGE_DIGEST_PATTERN}`, description: 'The image digest (sha256:<64 hex digits>) to run by digest; empty pulls by tag.' },
           pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
         }),
         replicas: { type: 'integer', minimum: 0, description: 'Controller replicas; one leads, the others stand by.' },
-        resources: strict({ requests: quantities, limits: quantities }, []),
-        secretCopy: { type: 'boolean', description: 'Grant Secret access and run the controller with --enable-secrets.' },
+        resources: strictSchema({ requests: quantities, limits: quantities }, []),
+        ...Object.fromEntries(optIns.map((optIn) => [optIn.helmValue, { type: 'boolean', description: `Grant ${optIn.access} and run the controller with --${optIn.controllerOption}.` }])),
         sharding: { type: 'boolean', description: 'Every replica active, each serving a share of the objects (--sharding), with its RBAC.' },
         withoutExtraGroups: {
           type: 'array',
@@ -201,30 +202,16 @@ export function valuesSchema(kinds: readonly AnyKind[], chart: string): Record<s
         webhookCertificates: { enum: [...WEBHOOK_CERTIFICATES], description: 'Who makes the conversion webhook\u2019s certificate: the controller (self) or cert-manager.' },
         kinds: { type: 'array', uniqueItems: true, items: { enum: kinds.map((k) => k.plural) }, description: 'The kinds served; empty means all.' },
         watchNamespaces: { type: 'array', uniqueItems: true, items: { type: 'string', maxLength: 63, pattern: DNS_LABEL }, description: 'Namespaces served; empty means all.' },
-        ui: {
-          ...strict({
-            enabled: { type: 'boolean', description: 'The guitar web UI.' },
-            auth: { enum: [...AUTH_MODES], description: 'With whose rights the UI acts: users\u2019 tokens, impersonated users, or its own ServiceAccount.' },
-            impersonation: strict({
-              userHeader: { type: 'string', pattern: HEADER_NAME, description: 'The header the proxy names the user in.' },
-              users: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1, not: { pattern: '^system:' } }, description: 'The only users the UI may impersonate.' },
-              proxySecret: strict({ name: { type: 'string', description: 'The Secret holding the proxy\u2019s secret.' }, key: { type: 'string', minLength: 1 } }),
-              proxySecretHeader: { type: 'string', pattern: HEADER_NAME, description: 'The header the proxy sends its secret in.' },
-            }),
-          }),
-          // Impersonation needs its users and the proxy's Secret.
-          if: { properties: { auth: { const: 'impersonate' } } },
-          then: { properties: { impersonation: { properties: { users: { minItems: 1 }, proxySecret: { properties: { name: { minLength: 1, pattern: DNS_SUBDOMAIN } } } } } } },
-        },
-        monitoring: strict({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
-        metrics: strict({
+        ...Object.fromEntries(companions.map((c) => [c.key, { ...strictSchema({ enabled: { type: 'boolean', description: `${c.title[0].toUpperCase()}${c.title.slice(1)}.` }, ...c.schema.properties }), ...c.schema.rules }])),
+        monitoring: strictSchema({ enabled: { type: 'boolean', description: 'ServiceMonitor, PrometheusRule and Grafana dashboard (needs the Prometheus Operator\u2019s CRDs).' } }),
+        metrics: strictSchema({
           secure: { type: 'boolean', description: 'HTTPS and every scrape authorized (true), or plain HTTP to anyone (false, local development only).' },
           namespaceSelector: { type: 'object', description: 'A label selector of the namespaces whose Pods may reach the metrics port; {} admits every namespace.' },
         }),
-        webhook: strict({ from: { type: 'array', items: { type: 'object' }, description: 'NetworkPolicy peers admitted to the conversion webhook\u2019s port; [] admits every peer.' } }),
+        webhook: strictSchema({ from: { type: 'array', items: { type: 'object' }, description: 'NetworkPolicy peers admitted to the conversion webhook\u2019s port; [] admits every peer.' } }),
         ...Object.fromEntries(installOptions(kinds).map((spec) => [spec.installValue!, installSchema(spec)])),
       },
-      ['image', 'replicas', 'resources', 'secretCopy', 'sharding', 'extraImages', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', 'ui', 'monitoring', 'metrics', 'webhook'],
+      ['image', 'replicas', 'resources', ...optIns.map((optIn) => optIn.helmValue), 'sharding', 'extraImages', 'withoutExtraGroups', 'webhookCertificates', 'kinds', 'watchNamespaces', ...companions.map((c) => c.key), 'monitoring', 'metrics', 'webhook'],
     ),
   };
 }

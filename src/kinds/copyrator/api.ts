@@ -1,5 +1,4 @@
-import { commonStatusProperties } from '../../core/status';
-import { Infer, s } from '../../schema';
+import { commonStatusProperties, Infer, s } from '../../engine/kind';
 
 const DNS_LABEL = { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', patternHint: 'a namespace name (lower-case letters, digits and "-")', maxLength: 63 };
 const namespaceName = (description: string) => s.string({ description, ...DNS_LABEL });

@@ -1,4 +1,4 @@
-import { OptionSpec } from '../../core/options';
+import { OptionSpec } from '../../engine/kind';
 import { SourceObject } from './sources';
 
 /**

@@ -1,4 +1,4 @@
-import { KindConstructs } from '../../core/kind';
+import { KindConstructs } from '../../engine/kind';
 import { CopyratorSpec } from './api';
 import { Copies } from './copies';
 import { CopyratorObservation } from './controller';

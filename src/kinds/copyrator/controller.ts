@@ -1,6 +1,5 @@
-import { CacheReader, CustomResource, KindController, ObservationError, Query } from '../../core/kind';
-import { optionValue, OptionSpec } from '../../core/options';
-import { optedIn, SECRET_COPY } from '../../core/secret-copy';
+import { CacheReader, CustomResource, KindController, ObservationError, optedIn, OptionSpec, optionValue, Query } from '../../engine/kind';
+import { SECRET_COPYING } from './secret-copying';
 import { CopyratorSpec, CopyratorStatus } from './api';
 import { ACCEPT_FROM_ANNOTATION, ALLOWED_NAMESPACES_ANNOTATION, isSealed, mayCopy, mayWriteInto, namedIn, Reach, TRUSTED_NAMESPACES } from './consent';
 import { isCopyable, SourceObject } from './sources';
@@ -80,13 +79,13 @@ export const copyratorController: KindController<CopyratorSpec, CopyratorStatus,
     // Any namespace change may add or remove targets of every rule: namespaces are few, watch them whole.
     NAMESPACES,
     { apiGroup: '', resource: 'configmaps', queries: (rule, options) => (rule.spec.ruleType === 'configmap' ? sourceQueries(rule, options) : []) },
-    { apiGroup: '', resource: 'secrets', optIn: SECRET_COPY.optIn, queries: (rule, options) => (rule.spec.ruleType === 'secret' ? sourceQueries(rule, options) : []) },
+    { apiGroup: '', resource: 'secrets', optIn: SECRET_COPYING.name, queries: (rule, options) => (rule.spec.ruleType === 'secret' ? sourceQueries(rule, options) : []) },
   ],
   observer:
     ({ options, caches }) =>
     async (rule) => {
-      if (rule.spec.ruleType === 'secret' && !optedIn(SECRET_COPY.optIn, options)) {
-        const message = `this install does not copy Secrets: install with Secret copying enabled (RBAC) and run the controller with --${SECRET_COPY.controllerOption}`;
+      if (rule.spec.ruleType === 'secret' && !optedIn(SECRET_COPYING, options)) {
+        const message = `this install does not copy Secrets: install with Secret copying enabled (RBAC) and run the controller with --${SECRET_COPYING.controllerOption}`;
         throw new ObservationError('SecretCopyingDisabled', message, false);
       }
       return observe(caches, rule, options);

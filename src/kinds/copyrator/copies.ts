@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { withoutEngineLabels } from '../../core/names';
+import { withoutEngineLabels } from '../../engine/kind';
 import { COPIED_FROM_ANNOTATION, isCopyable, NOT_COPIED_ANNOTATIONS, SourceObject } from './sources';
 
 export interface CopiesProps {

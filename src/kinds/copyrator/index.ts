@@ -1,5 +1,5 @@
-import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
-import { SECRET_COPY } from '../../core/secret-copy';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../engine/kind';
+import { SECRET_COPYING } from './secret-copying';
 import { CopyratorSpec, copyratorSpec, CopyratorStatus, copyratorStatus } from './api';
 import { copyratorController, CopyratorObservation } from './controller';
 import { copyratorMonitoring } from './monitoring';
@@ -37,9 +37,10 @@ export const copyratorKind: KindDefinition<CopyratorSpec, CopyratorStatus, Copyr
   finalizer: 'test.com/copies',
   manages: [
     { apiGroup: '', resources: ['configmaps'], verbs: CHILD_VERBS },
-    { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: SECRET_COPY.optIn },
+    { apiGroup: '', resources: ['secrets'], verbs: CHILD_VERBS, optIn: SECRET_COPYING.name },
     { apiGroup: '', resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
   ],
+  optIns: [SECRET_COPYING],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).copyratorConstructs, { example: true }),
 };
 

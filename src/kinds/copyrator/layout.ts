@@ -1,5 +1,4 @@
-import { ObjectRule } from '../../core/kind';
-import { schemaOf } from '../../schema';
+import { ObjectRule, schemaOf } from '../../engine/kind';
 import { sourceFieldsV1 as sourceFields } from './api';
 
 const LEGACY_FIELDS = Object.keys(sourceFields);

@@ -1,12 +1,12 @@
-import { KindMonitoring, statusListGauge } from '../../core/monitoring';
+import { KindMonitoring, statusListGauge } from '../../engine/kind';
 
 /** Objects a rule would copy over but leaves alone because something else manages them. */
 export const copyratorMonitoring: KindMonitoring = {
   gauges: [statusListGauge('conflicts', 'conflicts', 'Objects a CopyratorRule leaves alone because something else manages them (status.conflicts, at most 100 listed).')],
-  alerts: [
+  alerts: (metrics) => [
     {
       alert: 'CopyratorRuleConflicts',
-      expr: 'cdk8s_operators_copyrator_conflicts > 0',
+      expr: `${metrics.gauge('conflicts')} > 0`,
       for: '10m',
       severity: 'warning',
       summary: 'A CopyratorRule cannot copy onto objects that something else manages.',

@@ -1,4 +1,4 @@
-import { matchesLabels } from '../../kube/discovery';
+import { matchesLabels } from '../../engine/kind';
 import { CopyratorSpec } from './api';
 
 /** A namespace as the rule sees it. */

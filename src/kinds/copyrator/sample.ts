@@ -1,4 +1,4 @@
-import { CustomResource } from '../../core/kind';
+import { CustomResource } from '../../engine/kind';
 import { CopyratorSpec } from './api';
 import type { CopyratorObservation } from './controller';
 import { sourceNamespaces, targetNamespaces } from './namespaces';

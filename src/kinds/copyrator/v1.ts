@@ -1,6 +1,4 @@
-import { KubeJson } from '../../core/kind';
-import { KindVersion } from '../../core/versions';
-import { asList } from '../../schema';
+import { asList, KindVersion, KubeJson } from '../../engine/kind';
 import { CopyratorSpec, copyratorSpecV1, CopyratorSpecV1, sourceFieldsV1 } from './api';
 import { layoutRules, specOfRule } from './layout';
 

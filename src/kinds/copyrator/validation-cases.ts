@@ -1,4 +1,4 @@
-import { ValidationCases } from '../../core/validation-cases';
+import { ValidationCases } from '../../engine/kind';
 
 /** v1 objects, in both of the original's layouts, that the API server and the controller must both accept, and both refuse naming the field. */
 export const olderValidationCases: ValidationCases[] = [{

@@ -1,2 +1,2 @@
 // The engine honours these on any kind's children; the Database uses both.
-export { CREATE_ONLY_ANNOTATION, KEEP_ON_DELETE_ANNOTATION } from '../../core/child-policy';
+export { CREATE_ONLY_ANNOTATION, KEEP_ON_DELETE_ANNOTATION } from '../../engine/kind';

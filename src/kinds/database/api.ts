@@ -1,5 +1,4 @@
-import { commonStatusProperties } from '../../core/status';
-import { Infer, matchesRule, Rule, s } from '../../schema';
+import { commonStatusProperties, Infer, matchesRule, Rule, s } from '../../engine/kind';
 
 /**
  * The engine the kind runs by default; the Jobs use this image's own tools (psql, pg_dump).

@@ -1,4 +1,4 @@
-import { childName, MAX_LABEL_LENGTH } from '../../core/names';
+import { childName, MAX_LABEL_LENGTH } from '../../engine/kind';
 import { PostgresVersion } from './version';
 
 /** Longer tags would leave too little of the owner's name in an upgrade Job's 63 characters. */

@@ -1,5 +1,5 @@
 import { Chart } from 'cdk8s';
-import { KindConstructs } from '../../core/kind';
+import { KindConstructs } from '../../engine/kind';
 import { DatabaseSpec } from './api';
 import { DatabaseChildren } from './database';
 import { databaseExample } from './example';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CacheReader, CustomResource, KindController, KubeJson } from '../../core/kind';
+import { CacheReader, CustomResource, KindController, KubeJson } from '../../engine/kind';
 import { DatabaseSpec, DatabaseStatus } from './api';
 import { DatabaseChildNames, databaseChildNames } from './childnames';
 import { DATABASE_USER } from './users';

@@ -1,6 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { declareResource } from '../../core/declare';
+import { declareResource } from '../../engine/constructs';
 import { DEFAULT_IMAGE, databaseSpec } from './api';
 import { databaseKind } from '.';
 

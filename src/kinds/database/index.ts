@@ -1,5 +1,4 @@
-import { CHILD_VERBS, constructsOnFirstUse, KindDefinition, ObjectRule, PrinterColumn } from '../../core/kind';
-import { imageRepository } from '../../core/rendered-shapes';
+import { CHILD_VERBS, constructsOnFirstUse, imageRepository, KindDefinition, ObjectRule, PrinterColumn } from '../../engine/kind';
 import { DEFAULT_IMAGE, DatabaseSpec, databaseSpec, DatabaseStatus, databaseStatus } from './api';
 import { databaseController } from './controller';
 import { DatabaseObservation } from './observation';

@@ -1,4 +1,4 @@
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../engine/constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { CREATE_ONLY_ANNOTATION, KEEP_ON_DELETE_ANNOTATION } from './annotations';

@@ -1,4 +1,4 @@
-import { KubeJson } from '../../core/kind';
+import { KubeJson } from '../../engine/kind';
 
 /** Kinds of the children that serve the final snapshot; of the Jobs, only the snapshot's own. */
 const SNAPSHOT_SERVES = new Set(['Secret', 'Service', 'StatefulSet', 'NetworkPolicy']);

@@ -1,4 +1,4 @@
-import { anyOf, KindMonitoring, OBJECT_CONDITION_METRIC } from '../../core/monitoring';
+import { anyOf, KindMonitoring } from '../../engine/kind';
 import { longestBackupInterval } from './backup-interval';
 import { HELD_REASONS } from './plan';
 
@@ -27,10 +27,10 @@ export const databaseMonitoring: KindMonitoring = {
       },
     },
   ],
-  alerts: [
+  alerts: (metrics) => [
     {
       alert: 'DatabaseBackupOverdue',
-      expr: `time() - cdk8s_operators_database_last_backup_timestamp_seconds > cdk8s_operators_database_backup_interval_seconds + ${BACKUP_MARGIN_SECONDS}`,
+      expr: `time() - ${metrics.gauge('last_backup_timestamp_seconds')} > ${metrics.gauge('backup_interval_seconds')} + ${BACKUP_MARGIN_SECONDS}`,
       for: '5m',
       severity: 'critical',
       summary: 'A Database has no successful backup within its schedule and a margin.',
@@ -39,7 +39,7 @@ export const databaseMonitoring: KindMonitoring = {
     },
     {
       alert: 'DatabaseHeld',
-      expr: `max by (namespace, name, reason) (${OBJECT_CONDITION_METRIC}{kind="Database",type="Ready",status="False",reason=~"${anyOf(HELD_REASONS)}"}) == 1`,
+      expr: `max by (namespace, name, reason) (${metrics.objectCondition}{kind="Database",type="Ready",status="False",reason=~"${anyOf(HELD_REASONS)}"}) == 1`,
       for: '5m',
       severity: 'warning',
       summary: 'A Database refuses to apply its spec.image.',

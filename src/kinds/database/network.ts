@@ -1,4 +1,4 @@
-import { dnsEgress, tcpPort } from '../../core/network';
+import { dnsEgress, tcpPort } from '../../engine/constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DatabaseSpec } from './api';

@@ -1,5 +1,5 @@
 import { k8s } from 'cdk8s-plus-27';
-import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../core/names';
+import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../engine/kind';
 
 /**
  * The server runs as the official image's own `postgres` user, uid and gid 999, not as a

@@ -1,4 +1,4 @@
-import { CustomResource } from '../../core/kind';
+import { CustomResource } from '../../engine/kind';
 import { DatabaseSpec } from './api';
 import { DatabaseObservation } from './observation';
 

@@ -1,5 +1,4 @@
-import { spreadOverNodes } from '../../core/placement';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext, spreadOverNodes } from '../../engine/constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { DatabaseSpec } from './api';

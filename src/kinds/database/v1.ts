@@ -1,5 +1,4 @@
-import { PrinterColumn } from '../../core/kind';
-import { KindVersion } from '../../core/versions';
+import { KindVersion, PrinterColumn } from '../../engine/kind';
 import { DatabaseSpec, databaseSpecV1, DatabaseSpecV1 } from './api';
 
 /** v1, the original SampleDB's: the same fields, the storage size spelled `storage-size`. A rename loses nothing. */

@@ -1,4 +1,4 @@
-import { ValidationCases } from '../../core/validation-cases';
+import { ValidationCases } from '../../engine/kind';
 
 /** The SampleDB of the operator pattern, as written there. */
 const sampleDb = { name: 'name-of-database', port: 5432, 'storage-size': '50G', image: 'super-great-docker-image', replicas: 3 };

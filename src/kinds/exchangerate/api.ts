@@ -1,6 +1,4 @@
-import { commonStatusProperties } from '../../core/status';
-import { Infer, s } from '../../schema';
-import { parseDuration } from '../../core/duration';
+import { commonStatusProperties, Infer, parseDuration, s } from '../../engine/kind';
 
 /**
  * Currencies the rate provider (a Frankfurter-style API, serving the European Central

@@ -11,7 +11,7 @@ export interface ExchangeRateConfigMapProps {
   readonly quote?: Quote;
   /** Another name than spec.configMapName's, e.g. the original operator's ConfigMap. @default spec.configMapName ?? ownerName */
   readonly name?: string;
-  /** Annotations the engine reads (see src/core/child-policy.ts). */
+  /** Annotations the engine reads (see src/core/kit/child-policy.ts). */
   readonly annotations?: Record<string, string>;
 }
 

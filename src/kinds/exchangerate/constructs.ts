@@ -1,5 +1,4 @@
-import { ADOPT_EXISTING_ANNOTATION } from '../../core/child-policy';
-import { KindConstructs } from '../../core/kind';
+import { ADOPT_EXISTING_ANNOTATION, KindConstructs } from '../../engine/kind';
 import { ExchangeRateSpec, ExchangeRateStatus } from './api';
 import { ExchangeRateConfigMap } from './configmap';
 import { ObservedQuote } from './controller';

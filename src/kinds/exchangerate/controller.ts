@@ -1,7 +1,4 @@
-import { CustomResource, KindController, ObservationError, ReconcileOutcome } from '../../core/kind';
-import { parseDuration } from '../../core/duration';
-import { optionValue, OptionSpec } from '../../core/options';
-import { metaTime } from '../../kube/time';
+import { CustomResource, KindController, metaTime, ObservationError, OptionSpec, optionValue, parseDuration, ReconcileOutcome } from '../../engine/kind';
 import { ExchangeRateSpec, ExchangeRateStatus, Quote } from './api';
 import { legacyConfigMapName } from './legacy';
 import { ALLOW_HTTP_OPTION, PROVIDER_FAILURES, PROVIDER_URL_OPTION, ProviderError, providerUrl, RateProvider } from './provider';

@@ -1,4 +1,4 @@
-import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../engine/kind';
 import { ExchangeRateSpec, ExchangeRateStatus, exchangeRateSpec, exchangeRateStatus } from './api';
 import { exchangeRateController, ObservedQuote } from './controller';
 import { exchangeRateMonitoring } from './monitoring';

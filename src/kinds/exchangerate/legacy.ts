@@ -1,4 +1,4 @@
-import { CustomResource } from '../../core/kind';
+import { CustomResource } from '../../engine/kind';
 import { ExchangeRateSpec, ExchangeRateStatus } from './api';
 
 const CONFIGMAP_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -1,12 +1,12 @@
-import { anyOf, KindMonitoring, OBJECT_CONDITION_METRIC } from '../../core/monitoring';
+import { anyOf, KindMonitoring } from '../../engine/kind';
 import { PROVIDER_FAILURES } from './provider';
 
 /** The rate provider down (any of its failures, whichever it is from one refresh to the next) for an hour. */
 export const exchangeRateMonitoring: KindMonitoring = {
-  alerts: [
+  alerts: (metrics) => [
     {
       alert: 'ExchangeRateProviderFailing',
-      expr: `max by (namespace, name) (${OBJECT_CONDITION_METRIC}{kind="ExchangeRate",type="Ready",status="False",reason=~"${anyOf(PROVIDER_FAILURES)}"}) == 1`,
+      expr: `max by (namespace, name) (${metrics.objectCondition}{kind="ExchangeRate",type="Ready",status="False",reason=~"${anyOf(PROVIDER_FAILURES)}"}) == 1`,
       for: '1h',
       severity: 'warning',
       summary: 'An ExchangeRate has not got a rate from its provider for an hour.',

@@ -1,4 +1,4 @@
-import { CustomResource } from '../../core/kind';
+import { CustomResource } from '../../engine/kind';
 import { ExchangeRateSpec, Quote } from './api';
 
 type Currency = ExchangeRateSpec['currency'];

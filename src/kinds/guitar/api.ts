@@ -1,5 +1,4 @@
-import { commonStatusProperties } from '../../core/status';
-import { Infer, s } from '../../schema';
+import { commonStatusProperties, Infer, s } from '../../engine/kind';
 
 export const VERDICTS = ['great', 'not great', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];

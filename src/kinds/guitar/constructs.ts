@@ -1,4 +1,4 @@
-import { KindConstructs } from '../../core/kind';
+import { KindConstructs } from '../../engine/kind';
 import { GuitarSpec } from './api';
 import { guitarExample } from './example';
 

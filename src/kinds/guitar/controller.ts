@@ -1,4 +1,4 @@
-import { KindController } from '../../core/kind';
+import { KindController } from '../../engine/kind';
 import { GuitarSpec, GuitarStatus } from './api';
 import { reviewBrand } from './review';
 

@@ -1,16 +1,14 @@
-import { constructsOnFirstUse, KindDefinition } from '../../core/kind';
+import { constructsOnFirstUse, KindDefinition } from '../../engine/kind';
 import { guitarController } from './controller';
 import { GuitarSpec, guitarSpec, GuitarStatus, guitarStatus } from './api';
+import { GUITAR_API } from './identity';
 
 export * from './api';
 export * from './review';
 
 /** Guitar: a reviewed guitar (drop-in for karmab's kool operator). It has no children: its review lives in status. */
 export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
-  group: 'kool.karmalabs.local',
-  version: 'v1',
-  kind: 'Guitar',
-  plural: 'guitars',
+  ...GUITAR_API,
   singular: 'guitar',
   shortNames: ['guit'],
   scope: 'Namespaced',
@@ -27,6 +25,8 @@ export const guitarKind: KindDefinition<GuitarSpec, GuitarStatus> = {
   controller: guitarController,
   manages: [],
   ...constructsOnFirstUse(() => (require('./constructs') as typeof import('./constructs')).guitarConstructs, { example: true }),
+  // The web UI of guitars, installed where they are served; required by synth only (it builds constructs and Helm templates).
+  companions: () => [(require('../../ui/chart-companion') as typeof import('../../ui/chart-companion')).GUITAR_UI_COMPANION],
 };
 
 /** The definition src/kinds/index.ts registers (every kind's index.ts exports it as `kind`). */

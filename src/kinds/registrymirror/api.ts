@@ -1,5 +1,4 @@
-import { commonStatusProperties } from '../../core/status';
-import { Infer, s } from '../../schema';
+import { commonStatusProperties, Infer, s } from '../../engine/kind';
 
 // No backslashes on purpose: the same text is a CRD `pattern`, a CEL string literal and a JavaScript RegExp.
 const HOST_LABEL = '[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?';

@@ -1,5 +1,4 @@
-import { dnsEgress, tcpPort } from '../../core/network';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../core/security';
+import { dnsEgress, restrictedContainerSecurityContext, restrictedPodSecurityContext, tcpPort } from '../../engine/constructs';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { RegistryMirrorSpec } from './api';

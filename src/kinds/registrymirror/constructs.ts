@@ -1,4 +1,4 @@
-import { KindConstructs } from '../../core/kind';
+import { KindConstructs } from '../../engine/kind';
 import { defaultMasqueradeUrl, RegistryMirrorSpec } from './api';
 import { RegistryMirrorCache } from './cache';
 import { RegistryMirrorObservation } from './controller';

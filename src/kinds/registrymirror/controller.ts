@@ -1,4 +1,4 @@
-import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcome } from '../../core/kind';
+import { CustomResource, KindController, KubeJson, ReadyVerdict, ReconcileOutcome } from '../../engine/kind';
 import { defaultMasqueradeUrl, RegistryMirrorSpec, RegistryMirrorStatus } from './api';
 import { MIRROR_HOSTS } from './hosts';
 import { MIRRORS_NAMESPACE, mirrorNames, podLabels } from './names';

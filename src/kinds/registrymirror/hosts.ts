@@ -1,4 +1,4 @@
-import { OptionSpec } from '../../core/options';
+import { OptionSpec } from '../../engine/kind';
 import { DOCKER_HUB, isUpstream } from './api';
 
 /**

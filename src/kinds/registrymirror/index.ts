@@ -1,7 +1,6 @@
-import { CHILD_VERBS, constructsOnFirstUse, KindDefinition } from '../../core/kind';
+import { CHILD_VERBS, constructsOnFirstUse, imageRepository, KindDefinition } from '../../engine/kind';
 import { RegistryMirrorSpec, registryMirrorSpec, RegistryMirrorStatus, registryMirrorStatus } from './api';
 import { registryMirrorController, RegistryMirrorObservation } from './controller';
-import { imageRepository } from '../../core/rendered-shapes';
 import { CACHE_IMAGE, CONTAINERD_CERTS_DIR, MIRRORS_NAMESPACE, NODE_CONFIG_IMAGE } from './names';
 import { registryMirrorMonitoring } from './monitoring';
 

@@ -1,12 +1,12 @@
-import { KindMonitoring, statusListGauge } from '../../core/monitoring';
+import { KindMonitoring, statusListGauge } from '../../engine/kind';
 
 /** Nodes whose container runtime does not pull through the mirror yet. */
 export const registryMirrorMonitoring: KindMonitoring = {
   gauges: [statusListGauge('nodes_pending', 'nodesPending', 'Nodes that do not pull through a RegistryMirror yet (status.nodesPending, at most 100 listed).')],
-  alerts: [
+  alerts: (metrics) => [
     {
       alert: 'RegistryMirrorNodesPending',
-      expr: 'cdk8s_operators_registrymirror_nodes_pending > 0',
+      expr: `${metrics.gauge('nodes_pending')} > 0`,
       for: '30m',
       severity: 'warning',
       summary: 'Nodes have not pulled through a RegistryMirror for 30 minutes.',

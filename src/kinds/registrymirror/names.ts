@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { childName, labelValue, MAX_LABEL_LENGTH } from '../../core/names';
+import { childName, labelValue, MAX_LABEL_LENGTH } from '../../engine/kind';
 
 /** Where every mirror's children live; the kind's install hook creates it. */
 export const MIRRORS_NAMESPACE = 'registry-mirrors';

@@ -1,4 +1,4 @@
-import { OptionSpec, optionValue } from '../../core/options';
+import { OptionSpec, optionValue } from '../../engine/kind';
 
 /**
  * Who may pull through the mirrors, as an administrator sets it at install (spegel's

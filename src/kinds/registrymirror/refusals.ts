@@ -1,5 +1,4 @@
-import { KubeJson, ReadyVerdict } from '../../core/kind';
-import { OptionSpec, optionValue } from '../../core/options';
+import { KubeJson, OptionSpec, optionValue, ReadyVerdict } from '../../engine/kind';
 import { defaultMasqueradeUrl, isUpstream, RegistryMirrorSpec } from './api';
 import { containerdRegistryName, entryProblem, hostAllowed, isPublicRegistry, MIRROR_HOSTS } from './hosts';
 import { MIRRORS_NAMESPACE } from './names';

@@ -1,4 +1,4 @@
-import { ValidationCases } from '../../core/validation-cases';
+import { ValidationCases } from '../../engine/kind';
 
 /** Objects the API server and the controller must both accept, and both refuse naming the field (see ValidationCases). */
 export const validationCases: ValidationCases = {

@@ -6,8 +6,8 @@ import { resourcePath, SECRETS } from '../../kube/paths';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateState, nextStep, Step } from './renewal';
-import { serviceDnsNames } from '../../core/webhook';
-import { OperatorNames } from '../../core/identity';
+import { serviceDnsNames } from '../../core/install/webhook';
+import { OperatorNames } from '../../core/install/identity';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 

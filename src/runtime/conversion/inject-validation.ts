@@ -2,8 +2,8 @@ import { KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { splitPem } from './certificates';
 import { normalize } from './inject';
-import { VALIDATE_PATH } from '../../core/webhook';
-import { OperatorNames } from '../../core/identity';
+import { VALIDATE_PATH } from '../../core/install/webhook';
+import { OperatorNames } from '../../core/install/identity';
 
 /** The ValidatingWebhookConfigurations of the cluster (admissionregistration.k8s.io/v1). */
 export const VALIDATING_WEBHOOKS_PATH = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crdName, servedIdentities } from '../../core/groups';
-import { AnyKind } from '../../core/kind';
-import { hasVersions } from '../../core/versions';
-import { STORAGE_MIGRATION_GROUP } from '../../core/storage-migration';
+import { AnyKind } from '../../core/contract/kind';
+import { hasVersions } from '../../core/contract/versions';
+import { STORAGE_MIGRATION_GROUP } from '../../core/install/storage-migration';
 import { CRDS_PATH as CRDS } from '../../kube/discovery';
 import { groupVersionPath, resourcePath } from '../../kube/paths';
 import { KubeError, KubeRest } from '../../kube/rest';

@@ -3,10 +3,10 @@ import type { Server as HttpsServer } from 'node:https';
 import { AddressInfo, Socket } from 'node:net';
 import { answerAdmissionReview } from '../../core/admission-review';
 import { answerConversionReview } from '../../core/conversion-review';
-import { AnyKind } from '../../core/kind';
+import { AnyKind } from '../../core/contract/kind';
 import { Logger } from '../log';
 import { TlsMaterial } from './certificates';
-import { VALIDATE_PATH, WEBHOOK_PATH } from '../../core/webhook';
+import { VALIDATE_PATH, WEBHOOK_PATH } from '../../core/install/webhook';
 
 export interface ConversionServerOptions {
   readonly kinds: readonly AnyKind[];

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AnyKind } from '../../core/kind';
+import { AnyKind } from '../../core/contract/kind';
 import { KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import { CertificateKeeper, CertificateOptions, TlsMaterial } from './certificates';
 import { CertManagerSecret } from './cert-manager';
 import { CaInjector } from './inject';
 import { ValidationCaInjector } from './inject-validation';
-import { validatedKinds, versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE } from '../../core/webhook';
-import { OperatorNames } from '../../core/identity';
+import { validatedKinds, versionedCrdNames, WebhookCertificates, WEBHOOK_SERVICE } from '../../core/install/webhook';
+import { OperatorNames } from '../../core/install/identity';
 import { ConversionServer } from './server';
 
 export interface ConversionWebhookOptions {

@@ -1,5 +1,5 @@
-import { ENGINE_DOMAIN } from '../../core/identity';
-import type { KubeJson } from '../../core/kube-json';
+import { ENGINE_DOMAIN } from '../../core/install/identity';
+import type { KubeJson } from '../../core/contract/kube-json';
 
 /** On an object and each of its children: the shard (replica) that serves it. Objects without it wait for the sharder. */
 export const SHARD_LABEL = `${ENGINE_DOMAIN}/shard`;

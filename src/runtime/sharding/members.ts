@@ -1,6 +1,6 @@
-import { ENGINE_DOMAIN } from '../../core/identity';
-import type { KubeJson } from '../../core/kube-json';
-import { labelValue } from '../../core/names';
+import { ENGINE_DOMAIN } from '../../core/install/identity';
+import type { KubeJson } from '../../core/contract/kube-json';
+import { labelValue } from '../../core/kit/names';
 import { LEASES, resourcePath } from '../../kube/paths';
 import { KubeRest } from '../../kube/rest';
 import { Informer } from '../informer';

@@ -1,4 +1,4 @@
-import type { KubeJson } from '../../core/kube-json';
+import type { KubeJson } from '../../core/contract/kube-json';
 import { isNotFound, KubeError, KubeRest } from '../../kube/rest';
 import { Logger } from '../log';
 import type { ChildCollection } from '../watches';

@@ -1,4 +1,4 @@
-import type { KubeJson } from '../../core/kube-json';
+import type { KubeJson } from '../../core/contract/kube-json';
 import { KubeError, KubeRest } from '../../kube/rest';
 import { Informer } from '../informer';
 import { mapLimited } from '../limit';

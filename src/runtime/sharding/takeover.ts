@@ -1,4 +1,4 @@
-import type { KubeJson } from '../../core/kube-json';
+import type { KubeJson } from '../../core/contract/kube-json';
 import { collectionPath } from '../../kube/discovery';
 import { isNotFound, KubeRest } from '../../kube/rest';
 import { METADATA_LIST } from '../informer';

@@ -5,9 +5,9 @@ import { Metrics } from '../../../src/runtime/metrics';
 import { SHARD_LABEL } from '../../../src/runtime/sharding/labels';
 import { ShardMetrics } from '../../../src/runtime/sharding/metrics';
 import { Shard } from '../../../src/runtime/sharding/shard';
-import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../support/cluster';
+import { createTestNamespace, deleteNamespace, testKubeConfig } from '../../../src/testing/cluster';
 import { testObjects } from '../../support/manifests';
-import { metricValue } from '../../support/test-kind';
+import { metricValue } from '../../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../../src/product';
 
 /**

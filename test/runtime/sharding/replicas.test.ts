@@ -1,5 +1,5 @@
 import { ApiObject } from 'cdk8s';
-import { CREATE_ONLY_ANNOTATION } from '../../../src/core/child-policy';
+import { CREATE_ONLY_ANNOTATION } from '../../../src/core/kit/child-policy';
 import { KubeObject } from '../../../src/kube/objects';
 import { KubeRest } from '../../../src/kube/rest';
 import { Controller } from '../../../src/runtime/controller';
@@ -8,9 +8,9 @@ import { Metrics } from '../../../src/runtime/metrics';
 import { DRAIN_LABEL, SHARD_LABEL } from '../../../src/runtime/sharding/labels';
 import { Sharding } from '../../../src/runtime/sharding/setup';
 import { Takeover } from '../../../src/runtime/sharding/takeover';
-import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../support/cluster';
+import { createTestNamespace, deleteNamespace, eventually, testKubeConfig } from '../../../src/testing/cluster';
 import { testObjects } from '../../support/manifests';
-import { childrenOf, defineTestKind, installTestCrd, metricValue } from '../../support/test-kind';
+import { childrenOf, defineTestKind, installTestCrd, metricValue } from '../../../src/testing/test-kind';
 import { PRODUCT_NAMES } from '../../../src/product';
 
 /**
