@@ -36,7 +36,7 @@ export interface ControllerSettings {
   readonly sharding?: { readonly shard: Shard; readonly sharder: Sharder };
   /** What time it is, for the kinds' hooks; the real time by default (a test sets another). */
   readonly clock?: Clock;
-  /** False when this replica may no longer start a reconcile (its shard membership lapsed): queued work then waits for the exit. */
+  /** False while this replica may not start a reconcile (its shard membership lapsed): work waits (see WorkerSettings.mayWork). */
   readonly mayWork?: () => boolean;
 }
 

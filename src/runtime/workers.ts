@@ -10,9 +10,17 @@ export interface WorkerSettings {
   readonly serverOf: (group: string) => KindServer;
   readonly metrics: EngineMetrics;
   readonly log: Logger;
-  /** False when this replica may no longer start a reconcile (its shard membership lapsed): queued work then waits for the exit. */
+  /**
+   * False while this replica may not start a reconcile: its shard membership was not renewed
+   * within the renew deadline. Work taken meanwhile waits (it is looked at again every
+   * HELD_WORK_RETRY_MS): either the membership is lost and the replica exits, or a late renewal
+   * keeps it, and the work goes on.
+   */
   readonly mayWork?: () => boolean;
 }
+
+/** How soon work held back by mayWork is looked at again: half the leader election's retry period. */
+export const HELD_WORK_RETRY_MS = 1000;
 
 /**
  * One worker of the pool that serves every kind: takes an item (never one another worker holds),
@@ -24,6 +32,7 @@ export async function runWorker({ queue, serverOf, metrics, log, mayWork }: Work
     const key = await queue.next();
     if (key === undefined) return;
     if (mayWork && !mayWork()) {
+      queue.addAfter(key, HELD_WORK_RETRY_MS);
       queue.done(key);
       continue;
     }

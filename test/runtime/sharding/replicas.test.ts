@@ -37,16 +37,22 @@ interface Replica {
   stop(): Promise<void>;
 }
 const replicas: Replica[] = [];
+/** The replicas' log lines (info and above): a timed-out wait shows the last of them. */
+const logged: string[] = [];
 
 /** A replica as runController builds it with --sharding; `leads` stands for having won the leader Lease. */
 function replica(name: string, leads: boolean): Replica {
   const rest = new KubeRest(kc);
-  const log = createLogger({ level: 'warn', write: () => undefined });
+  const log = createLogger({ level: 'info', write: (line) => void logged.push(line), base: { replica: name } });
   const metrics = new Metrics({ prefix: PRODUCT_NAMES.metricPrefix });
   const sharding: Sharding = new Sharding(rest, { identity: name, namespace, ring: 'shardling-leader', served: () => controller.servedObjects() }, metrics, log);
   const controller: Controller = new Controller(rest, { operator: PRODUCT_NAMES, kinds: [shardedKind], namespaces: [namespace], workers: 2, resyncMs: 600_000, kindOptions: {}, identity: name, sharding, mayWork: () => sharding.isMember() }, log, metrics);
+  // Membership won back after a lapse starts nothing twice (a real replica exits on the lapse; the log says so here).
+  let joined = false;
   sharding.join({
     onStartedLeading: () => {
+      if (joined) return;
+      joined = true;
       controller.start();
       if (leads) sharding.lead();
     },
@@ -67,20 +73,38 @@ const owners = () => list(`/apis/shardling.test.cdk8s-operators.io/v1/namespaces
 const maps = async () => (await list(`/api/v1/namespaces/${namespace}/configmaps`)).filter((m) => m.metadata.labels?.['cdk8s-operators.io/owner-name']);
 const shardOf = (o: KubeObject) => (o.metadata.labels as Record<string, string> | undefined)?.[SHARD_LABEL];
 
-/** Every object on one of `shards` (each serving some), served at its generation, not draining, and its ConfigMap labelled alike. */
+/**
+ * Every object on one of `shards` (each serving some), served at its generation, not draining,
+ * and its ConfigMap labelled alike. Until then each poll says what is still wrong, so a wait
+ * that times out names the objects it waited on and ends with the replicas' last log lines.
+ */
 async function servedBy(shards: string[], size: number): Promise<Map<string, number>> {
-  return eventually(`every Shardling served by ${shards.join(', ')} at size ${size}`, async () => {
-    const items = await owners();
-    const children = new Map((await maps()).map((m) => [m.metadata.name, m]));
-    const counts = new Map<string, number>();
-    for (const o of items) {
-      const child = children.get(o.metadata.name);
-      if (!shards.includes(shardOf(o) ?? '') || o.metadata.labels?.[DRAIN_LABEL] || o.status?.observedGeneration !== o.metadata.generation) return undefined;
-      if (!child || shardOf(child) !== shardOf(o) || (child as { data?: { size?: string } }).data?.size !== String(size)) return undefined;
-      counts.set(shardOf(o)!, (counts.get(shardOf(o)!) ?? 0) + 1);
-    }
-    return items.length === COUNT && counts.size === shards.length ? counts : undefined;
-  }, 90_000);
+  try {
+    return await eventually(`every Shardling served by ${shards.join(', ')} at size ${size}`, async () => {
+      const items = await owners();
+      const children = new Map((await maps()).map((m) => [m.metadata.name, m]));
+      const counts = new Map<string, number>();
+      const wrong: string[] = [];
+      for (const o of items) {
+        const child = children.get(o.metadata.name) as (KubeObject & { data?: { size?: string } }) | undefined;
+        const shard = shardOf(o) ?? '';
+        const problems = [
+          !shards.includes(shard) && `on shard ${JSON.stringify(shard)}`,
+          o.metadata.labels?.[DRAIN_LABEL] && `draining to ${o.metadata.labels[DRAIN_LABEL]}`,
+          o.status?.observedGeneration !== o.metadata.generation && `generation ${o.metadata.generation} observed ${o.status?.observedGeneration}`,
+          !child ? 'no ConfigMap' : (shardOf(child) !== shard || child.data?.size !== String(size)) && `ConfigMap on ${shardOf(child)} size ${child.data?.size}`,
+        ].filter(Boolean);
+        if (problems.length) wrong.push(`${o.metadata.name}: ${problems.join(', ')}`);
+        else counts.set(shard, (counts.get(shard) ?? 0) + 1);
+      }
+      if (items.length !== COUNT || wrong.length || counts.size !== shards.length) {
+        throw new Error(`${items.length} objects; ${[...counts].map(([shard, n]) => `${n} on ${shard}`).join(', ') || 'none served'}; ${wrong.join('; ') || 'no object wrong'}`);
+      }
+      return counts;
+    }, 90_000);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nthe replicas' last log lines:\n${logged.slice(-40).join('\n')}`);
+  }
 }
 
 const apply = (size: number) =>
